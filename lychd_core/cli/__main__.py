@@ -1,0 +1,3 @@
+from lychd_core.cli import main
+
+raise SystemExit(main())

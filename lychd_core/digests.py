@@ -1,0 +1,70 @@
+"""Canonical JSON and ``sha256:<hex>`` digests.
+
+Canonical JSON: sorted keys, no insignificant whitespace, UTF-8, integers only.
+Floats (and so NaN and infinities) are refused because their text is not stable
+across platforms, and every digest in lychd-core must be reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
+
+JsonValue: TypeAlias = "bool | int | str | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
+
+DIGEST_PREFIX = "sha256:"
+_DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def _check(value: object, path: str) -> None:
+    if value is None or isinstance(value, (bool, int, str)):
+        return
+    if isinstance(value, float):
+        raise TypeError(f"canonical JSON refuses floats (at {path or '$'}); use integers")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"canonical JSON keys must be strings (at {path or '$'}: {key!r})")
+            _check(item, f"{path}.{key}")
+        return
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _check(item, f"{path}[{index}]")
+        return
+    raise TypeError(f"canonical JSON cannot encode {type(value).__name__} (at {path or '$'})")
+
+
+def canonical_json(value: object) -> bytes:
+    """Encode ``value`` as canonical JSON bytes."""
+    _check(value, "")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sha256_digest(data: bytes) -> str:
+    """``sha256:<hex>`` of raw bytes."""
+    return DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def text_digest(text: str) -> str:
+    """Digest of a string's UTF-8 bytes."""
+    return sha256_digest(text.encode("utf-8"))
+
+
+def json_digest(value: object) -> str:
+    """Digest of the canonical JSON of ``value``."""
+    return sha256_digest(canonical_json(value))
+
+
+def is_digest(value: str) -> bool:
+    """Whether ``value`` is a well-formed ``sha256:<64 hex>`` digest."""
+    return bool(_DIGEST_RE.match(value))
+
+
+def check_digest(value: str) -> str:
+    """Return ``value`` if it is a well-formed digest, else raise ``ValueError``."""
+    if not is_digest(value):
+        raise ValueError(f"expected a digest like 'sha256:<64 lowercase hex>', got {value!r}")
+    return value

@@ -1,0 +1,166 @@
+"""One normalized media type per material, decided by the core.
+
+libmagic (python-magic) says what the bytes are: binary or text, and the charset.
+It calls most source files ``text/plain``, so a closed core-owned table of file
+kinds (file name, extension, shebang) names the text kind. Precedence, highest first:
+
+1. binary content (libmagic charset ``binary`` or a NUL byte) — never becomes text;
+2. a media type pinned on the material reference;
+3. the exact file name, then the extension table;
+4. the shebang table;
+5. libmagic's own (normalized) answer.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from types import MappingProxyType
+from typing import Literal
+
+import magic
+
+from lychd_core.errors import MediaTypeError
+
+OCTET_STREAM = "application/octet-stream"
+SNIFF_BYTES = 65_536
+
+_MEDIA_TYPE_RE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")
+
+ALIASES = MappingProxyType(
+    {
+        "text/x-script.python": "text/x-python",
+        "text/x-python-script": "text/x-python",
+        "application/x-python-code": "text/x-python",
+        "application/x-toml": "application/toml",
+        "text/x-toml": "application/toml",
+        "text/toml": "application/toml",
+        "text/x-yaml": "application/yaml",
+        "application/x-yaml": "application/yaml",
+        "text/yaml": "application/yaml",
+        "text/x-markdown": "text/markdown",
+        "text/json": "application/json",
+        "application/javascript": "text/javascript",
+        "text/x-sh": "text/x-shellscript",
+        "application/x-sh": "text/x-shellscript",
+    }
+)
+
+FILE_NAMES = MappingProxyType(
+    {
+        "Makefile": "text/x-makefile",
+        "Dockerfile": "text/x-dockerfile",
+        "LICENSE": "text/plain",
+        "README": "text/plain",
+    }
+)
+
+EXTENSIONS = MappingProxyType(
+    {
+        ".py": "text/x-python",
+        ".pyi": "text/x-python",
+        ".toml": "application/toml",
+        ".md": "text/markdown",
+        ".markdown": "text/markdown",
+        ".json": "application/json",
+        ".yaml": "application/yaml",
+        ".yml": "application/yaml",
+        ".txt": "text/plain",
+        ".rst": "text/x-rst",
+        ".cfg": "text/plain",
+        ".ini": "text/plain",
+        ".sh": "text/x-shellscript",
+        ".js": "text/javascript",
+        ".ts": "text/x-typescript",
+        ".html": "text/html",
+        ".css": "text/css",
+        ".xml": "application/xml",
+        ".csv": "text/csv",
+        ".c": "text/x-c",
+        ".h": "text/x-c",
+        ".rs": "text/x-rust",
+        ".go": "text/x-go",
+    }
+)
+
+SHEBANGS: tuple[tuple[re.Pattern[bytes], str], ...] = (
+    (re.compile(rb"^#![^\n]*\bpython[0-9.]*\b"), "text/x-python"),
+    (re.compile(rb"^#![^\n]*\b(ba|z|da)?sh\b"), "text/x-shellscript"),
+)
+
+TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/toml", "application/yaml", "application/xml"})
+
+DecisionSource = Literal["binary", "pinned", "file-name", "extension", "shebang", "libmagic"]
+
+
+def normalize_media_type(value: str) -> str:
+    """Lower-case, drop parameters, and map known aliases to one canonical name."""
+    base = value.split(";", 1)[0].strip().lower()
+    if not _MEDIA_TYPE_RE.match(base):
+        raise MediaTypeError(f"{value!r} is not a media type; expected 'type/subtype', e.g. 'text/x-python'")
+    return ALIASES.get(base, base)
+
+
+def is_textual(media_type: str) -> bool:
+    return media_type.startswith("text/") or media_type in TEXT_APPLICATION_TYPES
+
+
+@dataclass(frozen=True, slots=True)
+class MediaDecision:
+    """The decided media type, which rule decided it, and what libmagic saw."""
+
+    media_type: str
+    source: DecisionSource
+    charset: str
+    magic_type: str
+
+    @property
+    def is_binary(self) -> bool:
+        return self.source == "binary"
+
+
+_magic_lock = threading.Lock()
+_magic: magic.Magic | None = None
+
+
+def sniff(data: bytes) -> tuple[str, str]:
+    """libmagic's ``(mime type, charset)`` for the first bytes of ``data``."""
+    global _magic
+    if not data:
+        return "text/plain", "us-ascii"
+    with _magic_lock:
+        if _magic is None:
+            _magic = magic.Magic(mime=True, mime_encoding=True)
+        raw = _magic.from_buffer(data[:SNIFF_BYTES])
+    mime, _, params = raw.partition(";")
+    charset = params.strip().removeprefix("charset=") or "unknown"
+    return mime.strip().lower(), charset.lower()
+
+
+def detect_media_type(path: str, data: bytes, pinned: str | None = None) -> MediaDecision:
+    """Decide the normalized media type of ``data`` found at workspace path ``path``."""
+    magic_type, charset = sniff(data)
+    binary = charset == "binary" or b"\x00" in data[:SNIFF_BYTES]
+    if binary:
+        kind = normalize_media_type(magic_type)
+        if is_textual(kind):
+            kind = OCTET_STREAM
+        if pinned is not None and is_textual(normalize_media_type(pinned)):
+            raise MediaTypeError(
+                f"{path}: pinned as {pinned!r} but the content is binary ({magic_type}); binary never becomes text"
+            )
+        return MediaDecision(kind, "binary", charset, magic_type)
+    if pinned is not None:
+        return MediaDecision(normalize_media_type(pinned), "pinned", charset, magic_type)
+    name = PurePosixPath(path).name
+    if name in FILE_NAMES:
+        return MediaDecision(FILE_NAMES[name], "file-name", charset, magic_type)
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in EXTENSIONS:
+        return MediaDecision(EXTENSIONS[suffix], "extension", charset, magic_type)
+    for pattern, kind in SHEBANGS:
+        if pattern.match(data):
+            return MediaDecision(kind, "shebang", charset, magic_type)
+    return MediaDecision(normalize_media_type(magic_type), "libmagic", charset, magic_type)

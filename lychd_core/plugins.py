@@ -1,0 +1,142 @@
+"""The plugin manager and idempotent plugin loading.
+
+Plugins come from two places only: the core's ``DEFAULT_PLUGINS`` modules and the
+``lychd`` entry point group. Nothing scans packages, globs or import paths.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+
+import pluggy
+
+from lychd_core import hookspecs
+from lychd_core.errors import PluginLoadError, PluginValidationError
+
+ENTRY_POINT_GROUP = "lychd"
+ALLOWLIST_ENV = "LYCHD_LOAD_PLUGINS"
+
+DEFAULT_PLUGINS: tuple[str, ...] = ()
+"""Core-bundled hook modules. Empty: first-party plugins ship as their own
+distributions through the entry point group, the same road third parties take."""
+
+
+def normalize_distribution(name: str) -> str:
+    """PEP 503 normalization, so ``lychd_verbatim`` and ``lychd-verbatim`` match."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSource:
+    """Which distribution (and version) a loaded pluggy plugin came from."""
+
+    distribution: str
+    version: str
+
+
+def _allowlist() -> frozenset[str] | None:
+    raw = os.environ.get(ALLOWLIST_ENV)
+    if raw is None:
+        return None
+    return frozenset(normalize_distribution(part) for part in raw.split(",") if part.strip())
+
+
+class PluginHost:
+    """One pluggy manager plus where each of its plugins came from."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.sources: dict[str, PluginSource] = {}
+        self._loaded = False
+
+    def register(self, plugin: object, name: str, source: PluginSource) -> None:
+        """Register one hook module or object; checks its hooks against the specs."""
+        try:
+            self.pm.register(plugin, name=name)
+        except (pluggy.PluginValidationError, ValueError) as exc:
+            raise PluginValidationError(f"plugin {name!r} from {source.distribution}: {exc}") from exc
+        self.sources[name] = source
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self.unregister(name)
+            raise PluginValidationError(
+                f"plugin {name!r} from {source.distribution} implements a hook that does not exist: {exc}. "
+                "Hook names start with 'lychd_register_'; see docs/plugin_hooks.md"
+            ) from exc
+
+    def unregister(self, name: str) -> None:
+        self.pm.unregister(name=name)
+        self.sources.pop(name, None)
+
+    def load(self, *, entry_points_enabled: bool = True) -> None:
+        """Load default and entry-point plugins once; a failure leaves nothing registered."""
+        if self._loaded:
+            return
+        added: list[str] = []
+        try:
+            for module_name in DEFAULT_PLUGINS:
+                module = importlib.import_module(module_name)
+                self.register(module, module_name, PluginSource("lychd-core", _core_version()))
+                added.append(module_name)
+            if entry_points_enabled:
+                for entry_point in self._selected_entry_points():
+                    name = entry_point.name
+                    if self.pm.has_plugin(name):
+                        continue
+                    self.register(_load_entry_point(entry_point), name, _source_of(entry_point))
+                    added.append(name)
+        except BaseException:
+            for name in added:
+                self.unregister(name)
+            raise
+        self._loaded = True
+
+    @staticmethod
+    def _selected_entry_points() -> list[EntryPoint]:
+        allow = _allowlist()
+        selected = []
+        for entry_point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+            dist = entry_point.dist.name if entry_point.dist else ""
+            if allow is None or normalize_distribution(dist) in allow:
+                selected.append(entry_point)
+        return selected
+
+
+def _core_version() -> str:
+    from lychd_core import __version__
+
+    return __version__
+
+
+def _source_of(entry_point: EntryPoint) -> PluginSource:
+    dist = entry_point.dist
+    if dist is None:
+        return PluginSource("(unknown distribution)", "?")
+    return PluginSource(dist.name, dist.version)
+
+
+def _load_entry_point(entry_point: EntryPoint) -> object:
+    source = _source_of(entry_point)
+    try:
+        return entry_point.load()
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin {entry_point.name!r} from distribution {source.distribution} {source.version} "
+            f"failed to import ({entry_point.value}): {type(exc).__name__}: {exc}. "
+            f"Fix or uninstall {source.distribution}, or leave it out of {ALLOWLIST_ENV}"
+        ) from exc
+
+
+host = PluginHost()
+pm = host.pm
+
+
+def load_plugins(*, entry_points: bool = True) -> None:
+    """Load the process-wide plugins (idempotent)."""
+    host.load(entry_points_enabled=entry_points)

@@ -1,0 +1,22 @@
+"""Contract test suites that every lychd plugin runs, first- or third-party.
+
+Subclass the family's contract and override its fixture::
+
+    from lychd_core.testing import ProjectionProfileContract
+
+    class TestIpynb(ProjectionProfileContract):
+        @pytest.fixture
+        def profile(self):
+            return IpynbProfile()
+
+Test names are public API: they only ever gain tests, never change meaning.
+"""
+
+from lychd_core.testing.contracts import (
+    CompressorContract,
+    PrivacyProfileContract,
+    ProjectionProfileContract,
+    RolePolicyContract,
+)
+
+__all__ = ["CompressorContract", "PrivacyProfileContract", "ProjectionProfileContract", "RolePolicyContract"]
