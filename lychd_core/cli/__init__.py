@@ -7,6 +7,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from rich.markup import escape
+
 from lychd_core import __version__
 from lychd_core.cli.output import err_console
 from lychd_core.errors import LychdError
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args))
     except LychdError as exc:
-        err_console.print(f"[bold red]error:[/] {type(exc).__name__}: {exc}", highlight=False, markup=True)
+        err_console.print(f"[bold red]error:[/] {type(exc).__name__}: {escape(str(exc))}", soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         err_console.print("interrupted")

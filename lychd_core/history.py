@@ -1,0 +1,169 @@
+"""Messages in the Pydantic AI JSON wire form, and their complete groups.
+
+History needs no Pydantic AI import: a message is a JSON object with ``kind``
+(``request`` or ``response``), ``parts`` (each with ``part_kind``) and an optional
+``run_id``. Groups are found scanning backward from the newest message, so bounding
+a long history costs what is kept, not what exists.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lychd_core.errors import HistoryError
+
+Message = dict[str, Any]
+
+REQUEST_PART_KINDS = frozenset(
+    {
+        "system-prompt",
+        "user-prompt",
+        "tool-return",
+        "retry-prompt",
+        "retry-feedback",
+        "instruction",
+        "instruction-baseline",
+        "instruction-delta",
+        "instruction-digest",
+        "capability-load-delta",
+        "model-settings-delta",
+        "tool-availability-delta",
+        "builtin-tool-return",
+    }
+)
+RESPONSE_PART_KINDS = frozenset(
+    {"text", "tool-call", "thinking", "file", "builtin-tool-call", "builtin-tool-return", "compaction", "speech"}
+)
+CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt"})
+
+
+def compact_json(value: Any) -> str:
+    """Compact, key-sorted JSON; the unit of message cost (characters)."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise HistoryError(f"message is not plain JSON: {exc}") from None
+
+
+def message_chars(message: Mapping[str, Any]) -> int:
+    return len(compact_json(message))
+
+
+def _part_kinds(message: Mapping[str, Any]) -> list[str]:
+    return [part["part_kind"] for part in message["parts"]]
+
+
+def check_message(message: object, where: str) -> Message:
+    """Validate one wire-form message; return it (not copied)."""
+    if not isinstance(message, dict):
+        raise HistoryError(f"{where}: expected a message object, got {type(message).__name__}")
+    kind = message.get("kind")
+    if kind not in ("request", "response"):
+        raise HistoryError(f"{where}: 'kind' must be 'request' or 'response', got {kind!r}")
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        raise HistoryError(f"{where}: 'parts' must be a list")
+    allowed = REQUEST_PART_KINDS if kind == "request" else RESPONSE_PART_KINDS
+    for index, part in enumerate(parts):
+        part_kind = part.get("part_kind") if isinstance(part, dict) else None
+        if part_kind not in allowed:
+            raise HistoryError(
+                f"{where}.parts[{index}]: unknown {kind} part kind {part_kind!r} (known: {', '.join(sorted(allowed))})"
+            )
+    run_id = message.get("run_id")
+    if run_id is not None and not isinstance(run_id, str):
+        raise HistoryError(f"{where}: 'run_id' must be a string or null")
+    return message
+
+
+def check_messages(value: object, what: str = "history") -> list[Message]:
+    """Validate a list of wire-form messages."""
+    if not isinstance(value, list):
+        raise HistoryError(f"{what} must be a list of messages, got {type(value).__name__}")
+    return [check_message(item, f"{what}[{index}]") for index, item in enumerate(value)]
+
+
+def starts_group(messages: Sequence[Message], index: int) -> bool:
+    """Whether ``messages[index]`` opens a new complete group.
+
+    By ``run_id`` where present; otherwise only a request without tool-return or
+    retry-prompt parts starts a group, so a tool return stays with its call.
+    """
+    if index == 0:
+        return True
+    message = messages[index]
+    run_id = message.get("run_id")
+    if run_id is not None:
+        return bool(messages[index - 1].get("run_id") != run_id)
+    if message["kind"] != "request":
+        return False
+    return not any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message))
+
+
+@dataclass(frozen=True, slots=True)
+class MessageGroup:
+    """One complete exchange: ``messages[start:end]`` of the history."""
+
+    start: int
+    end: int
+    chars: int
+
+
+def iter_groups_newest_first(messages: Sequence[Message]) -> Iterator[MessageGroup]:
+    """Yield complete groups from the newest backward, validating what it reads."""
+    end = len(messages)
+    chars = 0
+    for index in range(len(messages) - 1, -1, -1):
+        check_message(messages[index], f"history[{index}]")
+        chars += message_chars(messages[index])
+        if starts_group(messages, index):
+            check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
+            yield MessageGroup(index, end, chars)
+            end = index
+            chars = 0
+
+
+def tool_call_ids(message: Mapping[str, Any]) -> list[str]:
+    return [p["tool_call_id"] for p in message["parts"] if p["part_kind"] == "tool-call" and p.get("tool_call_id")]
+
+
+def returned_ids(message: Mapping[str, Any]) -> list[str]:
+    return [
+        p["tool_call_id"]
+        for p in message["parts"]
+        if p["part_kind"] in CONTINUATION_PART_KINDS and p.get("tool_call_id")
+    ]
+
+
+def check_tool_pairing(messages: Sequence[Message], where: str) -> None:
+    """Every tool return (or retry for a call) answers a call made earlier in the same span."""
+    called: set[str] = set()
+    for offset, message in enumerate(messages):
+        for call_id in returned_ids(message):
+            if call_id not in called:
+                raise HistoryError(
+                    f"{where}: message {offset} returns tool call {call_id!r} that no earlier message in its "
+                    "group made; a tool return must travel with its call"
+                )
+        called.update(tool_call_ids(message))
+
+
+def check_continuation(value: object) -> list[Message]:
+    """The indivisible continuation: valid messages, never opening with an orphan tool return."""
+    messages = check_messages(value, "continuation")
+    check_tool_pairing(messages, "continuation")
+    return messages
+
+
+def detach(messages: Sequence[Message]) -> list[Message]:
+    """A deep copy, so no caller edit reaches retained state."""
+    return copy.deepcopy(list(messages))
+
+
+def group_messages(messages: Sequence[Message]) -> list[MessageGroup]:
+    """All complete groups, oldest first."""
+    return list(reversed(list(iter_groups_newest_first(messages))))

@@ -1,0 +1,67 @@
+"""Meta-tests: every hook documented and tested, every config field described, files small."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from lychd_core import config_docs, hookspecs
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS = [name for name in dir(hookspecs) if name.startswith("lychd_") and callable(getattr(hookspecs, name))]
+
+
+def signature_text(name: str) -> str:
+    sig = inspect.signature(getattr(hookspecs, name))
+    params = ", ".join(f"{p.name}: {p.annotation}" for p in sig.parameters.values())
+    return f"{name}({params}) -> {sig.return_annotation}"
+
+
+def test_there_are_four_hooks() -> None:
+    assert sorted(HOOKS) == [
+        "lychd_register_compressors",
+        "lychd_register_privacy_profiles",
+        "lychd_register_projection_profiles",
+        "lychd_register_role_policies",
+    ]
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_is_documented_with_its_exact_signature(hook: str) -> None:
+    docs = (ROOT / "docs" / "plugin_hooks.md").read_text()
+    assert f"## {hook}\n" in docs
+    assert signature_text(hook) in docs
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_has_a_test(hook: str) -> None:
+    tests = [p for p in (ROOT / "tests").rglob("test_*.py") if p.name != Path(__file__).name]
+    assert any(hook in p.read_text() for p in tests), f"no test mentions {hook}"
+
+
+def test_every_config_field_has_description_and_example() -> None:
+    missing = [key for key, info in config_docs.iter_fields() if not info.description or not info.examples]
+    assert missing == []
+
+
+def test_configuration_reference_is_generated_and_current() -> None:
+    assert (ROOT / "docs" / "configuration.md").read_text() == config_docs.render(), (
+        "regenerate with: python -m lychd_core.config_docs > docs/configuration.md"
+    )
+
+
+def source_files() -> list[Path]:
+    return sorted(p for d in ("lychd_core", "plugins") for p in (ROOT / d).rglob("*.py") if "build" not in p.parts)
+
+
+def test_source_files_stay_under_700_lines() -> None:
+    long = {str(p.relative_to(ROOT)): n for p in source_files() if (n := len(p.read_text().splitlines())) > 700}
+    assert long == {}
+
+
+def test_package_inits_are_re_exports_under_80_lines() -> None:
+    inits = [p for p in source_files() if p.name == "__init__.py"]
+    long = [str(p.relative_to(ROOT)) for p in inits if len(p.read_text().splitlines()) > 80]
+    assert long == []

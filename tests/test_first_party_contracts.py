@@ -1,0 +1,53 @@
+"""The core runs the contract kit over every installed plugin, first-party or third-party.
+
+Each plugin distribution also runs the same contracts in its own tests; this file
+proves that whatever the registry holds right now honours them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lychd_core.families import PluginFamily
+from lychd_core.registry import get_registry
+from lychd_core.testing import (
+    CompressorContract,
+    PrivacyProfileContract,
+    ProjectionProfileContract,
+    RolePolicyContract,
+)
+
+SAMPLES = {
+    "text/x-python": b'"""A module."""\n\nimport os\n\n\ndef greet(name: str) -> str:\n    return "hi " + name\n',
+    "application/json": b'{"a": [1, 2, 3]}\n',
+    "application/toml": b'[tool]\nname = "x"\n',
+    "application/yaml": b"a: 1\nb: [2, 3]\n",
+}
+FIXTURE = {
+    PluginFamily.PROJECTION_PROFILE: ("profile", ProjectionProfileContract),
+    PluginFamily.COMPRESSOR: ("compressor", CompressorContract),
+    PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
+    PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
+}
+FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles"}
+
+
+def _contract_class(entry: Any) -> type:
+    fixture_name, base = FIXTURE[entry.family]
+    namespace: dict[str, Any] = {fixture_name: pytest.fixture(lambda self: entry.obj)}
+    if entry.family is PluginFamily.PROJECTION_PROFILE:
+        sample = SAMPLES.get(sorted(entry.obj.media_types)[0], b"sample text\nsecond line\n")
+        namespace["sample_bytes"] = pytest.fixture(lambda self: sample)
+    return type(f"TestContract_{entry.family.name}_{entry.name}", (base,), namespace)
+
+
+for _entry in get_registry().all():
+    _cls = _contract_class(_entry)
+    globals()[_cls.__name__] = _cls
+
+
+def test_first_party_plugins_are_installed_and_registered() -> None:
+    distributions = {entry.distribution for entry in get_registry().all()}
+    assert distributions >= FIRST_PARTY

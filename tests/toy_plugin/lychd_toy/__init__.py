@@ -1,0 +1,1 @@
+"""A toy third-party lychd plugin distribution (one plugin per family)."""

@@ -1,0 +1,105 @@
+"""Four tiny plugins, one per family, each honest about what it does."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lychd_core.blocks import Block, Omission
+from lychd_core.errors import CompactionError
+from lychd_core.families import Compressed, PrivacyFinding, Projected, SourceMaterial, Unavailable
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.roles import RoleProfile, allowed_operations
+from lychd_core.vocabulary import ContextClass, Provenance
+
+
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class UpperOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    strip: bool = Field(default=False, description="Strip surrounding whitespace of each line.")
+
+
+class UpperProfile:
+    """Projects text/x-toy files to upper case, line for line."""
+
+    name = "toy.upper"
+    revision = 1
+    options_model = UpperOptions
+    media_types = frozenset({"text/x-toy"})
+    parser_version = "toy 1"
+
+    def project(self, source: SourceMaterial, options: UpperOptions) -> Projected | Unavailable:
+        try:
+            text = source.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Unavailable(f"not UTF-8: {exc.reason} at byte {exc.start}")
+        if "\x00" in text or any(ord(c) < 32 and c not in "\n\t\r" for c in text):
+            return Unavailable("binary content")
+        lines = text.splitlines()
+        out = [line.strip().upper() if options.strip else line.upper() for line in lines]
+        projected = "\n".join(out)
+        if len(projected) > source.max_chars:
+            return Unavailable(f"{len(projected)} characters exceed the bound of {source.max_chars}")
+        return Projected(projected, {"lines": len(out)}, tuple(range(1, len(out) + 1)))
+
+
+class HeadCompressor:
+    """Keeps the first lines that fit and declares the rest omitted."""
+
+    name = "toy.head"
+    revision = 1
+    options_model = NoOptions
+
+    def compress(self, blocks: tuple[Block, ...], max_chars: int, options: NoOptions) -> Compressed:
+        marker = "[... omitted]"
+        if max_chars < len(marker):
+            raise CompactionError(f"{max_chars} characters cannot hold even the omission marker")
+        lines = "\n".join(block.text for block in blocks).splitlines()
+        kept: list[str] = []
+        used = len(marker)
+        for line in lines:
+            if used + len(line) + 1 > max_chars:
+                break
+            kept.append(line)
+            used += len(line) + 1
+        omitted = len(lines) - len(kept)
+        if not omitted:
+            return Compressed("\n".join(kept))
+        omission = Omission(kind="truncated", first_line=len(kept) + 1, last_line=len(lines), reason="over budget")
+        return Compressed("\n".join([*kept, marker]), (omission,))
+
+
+class ToyRoles:
+    """Every role sees only sources and specifications, and may only read."""
+
+    name = "toy.roles"
+    revision = 1
+    options_model = NoOptions
+    roles = ("reader",)
+
+    def profile(self, role: str, options: NoOptions) -> RoleProfile:
+        view = tuple(sorted(allowed_operations(role) & allowed_operations("*")))
+        return RoleProfile(
+            role=role,
+            visible_classes=frozenset({ContextClass.SOURCE, ContextClass.SPECIFICATION}),
+            visible_provenances=frozenset({Provenance.REPOSITORY, Provenance.USER}),
+            capability_view=view,
+        )
+
+
+EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+
+
+class EmailFinder:
+    """Proposes to pseudonymize e-mail addresses; nothing else."""
+
+    name = "toy.emails"
+    revision = 1
+    options_model = NoOptions
+
+    def propose(self, text: str, label: PrivatizationLabel, options: NoOptions) -> tuple[PrivacyFinding, ...]:
+        return tuple(PrivacyFinding(m.start(), m.end(), "email", "pseudonymize") for m in EMAIL.finditer(text))
