@@ -104,6 +104,10 @@ class ContextBudgetExceededError(LychdError):
         self.parts = dict(parts)
 
 
+class AssemblyError(LychdError, ValueError):
+    """Assembly inputs are malformed (wrong layer, empty query, duplicate keys)."""
+
+
 class HistoryError(LychdError, ValueError):
     """History or continuation messages are malformed or split a tool exchange."""
 
