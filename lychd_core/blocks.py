@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
 from lychd_core.digests import json_digest, text_digest
+from lychd_core.errors import BlockError
 from lychd_core.labels import PrivatizationLabel
 
 
@@ -93,6 +94,6 @@ def prefix_digest(floor: Iterable[Block]) -> str:
     triples = []
     for block in floor:
         if not block.layer.is_floor:
-            raise ValueError(f"block {block.key!r} is in layer {block.layer.name}; only layers 1-4 form the floor")
+            raise BlockError(f"block {block.key!r} is in layer {block.layer.name}; only layers 1-4 form the floor")
         triples.append([int(block.layer), block.key, block.content_hash])
     return json_digest(triples)

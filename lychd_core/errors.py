@@ -38,6 +38,10 @@ class RevisionMismatchError(PluginError, LookupError):
     """The pinned revision differs from the installed one."""
 
 
+class BlockError(LychdError, ValueError):
+    """A block is used where its layer does not belong."""
+
+
 # --- configuration --------------------------------------------------------------
 
 

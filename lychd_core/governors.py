@@ -83,10 +83,14 @@ def bound_messages(messages: Sequence[Message], *, turn_window: int, char_budget
             parts={"continuation": current.chars},
         )
     used, start, kept = current.chars, current.start, 0
+    if turn_window <= 0:
+        return BoundedMessages(start, 0, start, used, current.chars)
     for group in groups:
-        if kept >= turn_window or used + group.chars > char_budget:
+        if used + group.chars > char_budget:
             break
         used += group.chars
         start = group.start
         kept += 1
+        if kept >= turn_window:
+            break  # never read a group the turn window cannot keep
     return BoundedMessages(start, kept, start, used, current.chars)

@@ -33,12 +33,14 @@ REQUEST_PART_KINDS = frozenset(
         "model-settings-delta",
         "tool-availability-delta",
         "builtin-tool-return",
+        "speech",
+        "compaction",
     }
 )
 RESPONSE_PART_KINDS = frozenset(
     {"text", "tool-call", "thinking", "file", "builtin-tool-call", "builtin-tool-return", "compaction", "speech"}
 )
-CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt"})
+CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt", "retry-feedback"})
 
 
 def compact_json(value: Any) -> str:
@@ -90,12 +92,16 @@ def check_messages(value: object, what: str = "history") -> list[Message]:
 def starts_group(messages: Sequence[Message], index: int) -> bool:
     """Whether ``messages[index]`` opens a new complete group.
 
-    By ``run_id`` where present; otherwise only a request without tool-return or
-    retry-prompt parts starts a group, so a tool return stays with its call.
+    A request carrying tool returns or retries never opens a group, even under a new
+    ``run_id`` (a run resumed with deferred tool results), so a tool return stays with
+    its call. Otherwise groups follow ``run_id`` where present, and without one only a
+    plain request opens a group.
     """
     if index == 0:
         return True
     message = messages[index]
+    if message["kind"] == "request" and any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message)):
+        return False
     run_id = message.get("run_id")
     if run_id is not None:
         return bool(messages[index - 1].get("run_id") != run_id)

@@ -1,0 +1,47 @@
+"""Adapters to agent frameworks.
+
+The Pydantic AI adapter needs the optional extra (``pip install 'lychd-core[pydantic-ai]'``);
+its names are imported on first use, so importing this package never imports Pydantic AI.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from lychd_core.floor import FloorBlockError, render_floor
+from lychd_core.integrations.outbound import bound_outbound, history_char_budget, outbound_char_cap
+
+if TYPE_CHECKING:
+    from lychd_core.integrations.pydantic_ai import (
+        GovernedContext,
+        OutboundBound,
+        RequestInputLimitError,
+        from_wire,
+        request_usage_limits,
+        to_wire,
+    )
+
+_PYDANTIC_AI_NAMES = frozenset(
+    {"GovernedContext", "OutboundBound", "RequestInputLimitError", "from_wire", "request_usage_limits", "to_wire"}
+)
+
+__all__ = [
+    "FloorBlockError",
+    "GovernedContext",
+    "OutboundBound",
+    "RequestInputLimitError",
+    "bound_outbound",
+    "from_wire",
+    "history_char_budget",
+    "outbound_char_cap",
+    "render_floor",
+    "request_usage_limits",
+    "to_wire",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PYDANTIC_AI_NAMES:
+        return getattr(importlib.import_module("lychd_core.integrations.pydantic_ai"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,116 @@
+"""The pure bounding path behind the Pydantic AI adapter: which suffix of a history
+one model request may see. No Pydantic AI import.
+
+Cost is the characters of compact JSON of each wire-form message, measured without
+the request's recorded ``instructions`` field: Pydantic AI records the instructions
+sent on every request in history but sends only the current ones, once, from the
+request parameters. Those are counted in full, once, as ``instruction_chars``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Generic, TypeVar, overload
+
+from lychd_core.config import Governors
+from lychd_core.errors import ContextBudgetExceededError
+from lychd_core.governors import BoundedMessages, bound_messages, effective_char_cap
+from lychd_core.history import Message
+
+ItemT = TypeVar("ItemT")
+
+# Fields of a wire message that are a record of what was sent, not part of what is sent again.
+UNSENT_RECORD_FIELDS = frozenset({"instructions"})
+
+
+def measured(message: Message) -> Message:
+    """The message as it is counted: without its recorded instructions (a shallow copy)."""
+    if not isinstance(message, dict) or not UNSENT_RECORD_FIELDS.intersection(message):
+        return message
+    return {key: value for key, value in message.items() if key not in UNSENT_RECORD_FIELDS}
+
+
+class LazyWire(Sequence[Message], Generic[ItemT]):
+    """A read-only wire-form view converted on first access, so bounding converts
+    (and validates) what it reads, newest first, not the whole history."""
+
+    def __init__(self, items: Sequence[ItemT], convert: Callable[[ItemT], Message]) -> None:
+        self._items = items
+        self._convert = convert
+        self._cache: dict[int, Message] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _at(self, index: int) -> Message:
+        cached = self._cache.get(index)
+        if cached is None:
+            cached = self._cache[index] = measured(self._convert(self._items[index]))
+        return cached
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self._items)))]
+        if index < 0:
+            index += len(self._items)
+        if not 0 <= index < len(self._items):
+            raise IndexError(index)
+        return self._at(index)
+
+    def __iter__(self) -> Iterator[Message]:
+        return (self._at(i) for i in range(len(self._items)))
+
+
+def outbound_char_cap(governors: Governors, window: int | None) -> int:
+    """The character cap of one request: min(char_cap, chars_per_token x window)."""
+    return effective_char_cap(governors.char_cap, governors.chars_per_token, window)
+
+
+def history_char_budget(
+    governors: Governors, window: int | None, instruction_chars: int, rendering_chars: int = 0
+) -> int:
+    """Characters left for messages once the instructions (the floor text) and
+    ``rendering_chars`` (what the framework adds when it renders the kept messages
+    for the model) are reserved.
+
+    Raises ``ContextBudgetExceededError`` when the instructions alone overflow the cap.
+    """
+    cap = outbound_char_cap(governors, window)
+    if instruction_chars > cap:
+        raise ContextBudgetExceededError(
+            f"the instructions (floor text) need {instruction_chars} characters but the request cap is {cap}",
+            required=instruction_chars,
+            available=cap,
+            parts={"instructions": instruction_chars},
+        )
+    return max(cap - instruction_chars - rendering_chars, 0)
+
+
+def bound_outbound(
+    wire: Sequence[Message],
+    *,
+    governors: Governors,
+    window: int | None,
+    instruction_chars: int,
+    rendering_chars: int = 0,
+) -> BoundedMessages:
+    """Which suffix ``wire[start:]`` one request keeps.
+
+    The newest group (the in-progress exchange) is kept whole or the request is
+    refused with ``ContextBudgetExceededError``; older complete groups follow newest
+    first while they fit the turn window and the characters left after the
+    instructions. ``wire`` may be plain wire messages or a ``LazyWire``.
+    """
+    budget = history_char_budget(governors, window, instruction_chars, rendering_chars)
+    view = wire if isinstance(wire, LazyWire) else LazyWire(wire, _identity)
+    return bound_messages(view, turn_window=governors.turn_window, char_budget=budget)
+
+
+def _identity(message: Message) -> Message:
+    return message

@@ -1,0 +1,328 @@
+"""Pydantic AI adapter: wire-form conversion and a capability that bounds what each
+model request sees, outbound-only.
+
+Install with ``pip install 'lychd-core[pydantic-ai]'``. In Pydantic AI 2.x history
+processing is a capability. The stock ``ProcessHistory`` writes its result back into
+the run's messages, so trimming with it deletes history. ``GovernedContext`` instead
+trims in ``prepare_model_request``, whose changes to the request are, by Pydantic
+AI's contract, for that one attempt only: the run's ``all_messages()`` stays whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+try:
+    from pydantic_ai import RunContext
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.messages import (
+        InstructionPart,
+        ModelMessage,
+        ModelMessagesTypeAdapter,
+        ModelRequest,
+        ModelResponse,
+    )
+    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.tools import AgentDepsT
+    from pydantic_ai.usage import UsageLimits
+except ModuleNotFoundError as exc:  # the optional extra is missing: say how to get it
+    raise ModuleNotFoundError(
+        f"lychd_core.integrations.pydantic_ai needs Pydantic AI ({exc}); "
+        "install it with: pip install 'lychd-core[pydantic-ai]'",
+        name=exc.name,
+    ) from exc
+
+from lychd_core.blocks import Block
+from lychd_core.config import AssemblyConfig, Governors, LychdConfig
+from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
+from lychd_core.governors import request_input_limit, resolve_window
+from lychd_core.history import Message, check_message, check_messages, message_chars
+from lychd_core.floor import BLOCK_SEPARATOR, check_floor, render_block
+from lychd_core.integrations.outbound import (
+    LazyWire,
+    bound_outbound,
+    history_char_budget,
+    measured,
+    outbound_char_cap,
+)
+
+__all__ = [
+    "GovernedContext",
+    "OutboundBound",
+    "RequestInputLimitError",
+    "from_wire",
+    "request_usage_limits",
+    "to_wire",
+]
+
+DEFAULT_OUTPUT_RESERVE = AssemblyConfig().reserve_output
+
+
+class RequestInputLimitError(ContextBudgetExceededError):
+    """A model request's provider-reported input tokens exceeded the per-request bound."""
+
+
+# --- wire form ------------------------------------------------------------------
+
+
+def _dump(messages: Sequence[ModelMessage]) -> list[Message]:
+    for index, message in enumerate(messages):
+        if not isinstance(message, (ModelRequest, ModelResponse)):
+            raise HistoryError(
+                f"messages[{index}]: expected a pydantic_ai ModelRequest or ModelResponse, got {type(message).__name__}"
+            )
+    try:
+        wire: list[Message] = ModelMessagesTypeAdapter.dump_python(list(messages), mode="json")
+    except (pydantic_core.PydanticSerializationError, TypeError, ValueError, AttributeError) as exc:
+        raise HistoryError(
+            f"messages could not be written in the Pydantic AI wire form: {exc}; "
+            "expected pydantic_ai ModelRequest/ModelResponse objects"
+        ) from None
+    return wire
+
+
+def to_wire(messages: Sequence[ModelMessage]) -> list[Message]:
+    """Pydantic AI messages in the JSON wire form lychd history uses, validated."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise HistoryError(f"messages must be a sequence of Pydantic AI messages, got {type(messages).__name__}")
+    return check_messages(_dump(messages), "messages")
+
+
+def from_wire(wire: object) -> list[ModelMessage]:
+    """Wire-form messages back to Pydantic AI messages; ``from_wire(to_wire(m)) == m``."""
+    checked = check_messages(wire, "wire")
+    try:
+        return ModelMessagesTypeAdapter.validate_python(checked)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(loc) for loc in error['loc'])}: {error['msg']}" for error in exc.errors()[:5]
+        )
+        raise HistoryError(
+            f"wire messages are not valid Pydantic AI messages ({exc.error_count()} problems): {problems}"
+        ) from None
+
+
+def _wire_of(message: ModelMessage) -> Message:
+    return check_message(_dump([message])[0], "message")
+
+
+def _measured_chars(messages: Sequence[ModelMessage]) -> int:
+    """Characters of messages as rendered for the model, counted like history (see ``outbound``)."""
+    return sum(message_chars(measured(message)) for message in _dump(messages))
+
+
+# --- the per-request token bound -------------------------------------------------
+
+
+def request_usage_limits(
+    window: int,
+    output_reserve: int,
+    *,
+    base: UsageLimits | None = None,
+    count_tokens_before_request: bool | None = None,
+) -> UsageLimits:
+    """``UsageLimits`` bounding every single request by ``window - output_reserve`` input tokens.
+
+    Uses ``per_request_input_tokens_limit``, checked against each request on its own
+    (tool follow-ups and retries included), unlike ``input_tokens_limit``, which
+    bounds the whole run's accumulated usage. With ``count_tokens_before_request``
+    the bound is checked before sending, for models that implement ``count_tokens``;
+    otherwise against provider-reported usage after each response. Other fields come
+    from ``base`` (default: ``UsageLimits()``).
+    """
+    limits = base if base is not None else UsageLimits()
+    changes: dict[str, Any] = {"per_request_input_tokens_limit": request_input_limit(window, output_reserve)}
+    if count_tokens_before_request is not None:
+        changes["count_tokens_before_request"] = count_tokens_before_request
+    return dataclasses.replace(limits, **changes)
+
+
+# --- the capability --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundBound:
+    """What one model request was sent, and why: the explanation of one bounding."""
+
+    run_id: str | None
+    run_step: int
+    history_messages: int  # in the run's whole history
+    sent_messages: int  # the suffix sent: the current exchange and the kept settled groups
+    omitted_messages: int  # older messages left out of this request (still in history)
+    kept_groups: int  # settled groups kept, besides the current exchange
+    history_chars: int  # measured characters of the kept messages, as recorded in history
+    continuation_chars: int  # of which the current exchange
+    sent_chars: int  # measured characters of the kept messages as rendered for the model
+    instruction_chars: int  # the instructions sent, the floor text included
+    char_cap: int  # min(char_cap, chars_per_token x window)
+    input_token_limit: int | None  # window - output_reserve, when the window is known
+
+
+FloorProvider = Callable[[RunContext[AgentDepsT]], Sequence[Block]]
+
+
+@dataclass(kw_only=True)
+class GovernedContext(AbstractCapability[AgentDepsT]):
+    """Bound what each model request sees; never delete the run's history.
+
+    - ``floor``: ordered Stable Floor blocks (layers 1-4), static instructions.
+    - ``dynamic_floor``: blocks computed per request (layers not below the static
+      floor's last), rendered as a dynamic instruction.
+    - ``governors``: turn window, character cap, characters per token.
+    - ``window`` / ``output_reserve``: the known context window (tokens) and the
+      output reservation; each request's input is bounded by their difference.
+    - ``on_bound``: called with an ``OutboundBound`` for every request attempt.
+    """
+
+    floor: Sequence[Block] = ()
+    dynamic_floor: FloorProvider[AgentDepsT] | None = None
+    governors: Governors = field(default_factory=Governors)
+    window: int | None = None
+    output_reserve: int = DEFAULT_OUTPUT_RESERVE
+    on_bound: Callable[[OutboundBound], None] | None = None
+    _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
+    _floor_text: str = field(init=False, repr=False, default="")
+    _char_cap: int = field(init=False, repr=False, default=0)
+    _input_limit: int | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.governors, Governors):
+            raise BudgetError(f"governors must be a lychd_core.config.Governors, got {type(self.governors).__name__}")
+        self.window = resolve_window(self.window, None)
+        if isinstance(self.output_reserve, bool) or not isinstance(self.output_reserve, int) or self.output_reserve < 0:
+            raise BudgetError(f"output_reserve must be an integer >= 0, got {self.output_reserve!r}")
+        self._floor = check_floor(self.floor)
+        self._floor_text = BLOCK_SEPARATOR.join(render_block(block) for block in self._floor)
+        self._char_cap = outbound_char_cap(self.governors, self.window)
+        self._input_limit = None if self.window is None else request_input_limit(self.window, self.output_reserve)
+        history_char_budget(self.governors, self.window, len(self._floor_text))  # the static floor must fit
+
+    @classmethod
+    def from_config(
+        cls,
+        config: LychdConfig,
+        *,
+        floor: Sequence[Block] = (),
+        dynamic_floor: FloorProvider[AgentDepsT] | None = None,
+        window: int | None = None,
+        on_bound: Callable[[OutboundBound], None] | None = None,
+    ) -> GovernedContext[AgentDepsT]:
+        """Governors and output reserve from a deployment config; ``window`` (the granted
+        model's) wins over ``config.assembly.window``."""
+        return cls(
+            floor=floor,
+            dynamic_floor=dynamic_floor,
+            governors=config.governors,
+            window=resolve_window(window, config.assembly.window),
+            output_reserve=config.assembly.reserve_output,
+            on_bound=on_bound,
+        )
+
+    @property
+    def floor_text(self) -> str:
+        """The static floor as sent: each block between its boundary lines."""
+        return self._floor_text
+
+    @property
+    def char_cap(self) -> int:
+        return self._char_cap
+
+    @property
+    def input_token_limit(self) -> int | None:
+        """Input tokens one request may use (``window - output_reserve``), if the window is known."""
+        return self._input_limit
+
+    def usage_limits(
+        self, *, base: UsageLimits | None = None, count_tokens_before_request: bool | None = None
+    ) -> UsageLimits:
+        """``request_usage_limits`` for this capability's window and reserve."""
+        if self.window is None:
+            raise BudgetError("usage_limits needs a known window; construct GovernedContext with window=...")
+        return request_usage_limits(
+            self.window, self.output_reserve, base=base, count_tokens_before_request=count_tokens_before_request
+        )
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # holds Blocks and callables: not spec-serializable
+
+    def get_instructions(self) -> list[str | Callable[[RunContext[AgentDepsT]], str | None]] | None:
+        instructions: list[str | Callable[[RunContext[AgentDepsT]], str | None]] = []
+        if self._floor_text:
+            instructions.append(self._floor_text)
+        if self.dynamic_floor is not None:
+            instructions.append(self._render_dynamic_floor)
+        return instructions or None
+
+    def _render_dynamic_floor(self, ctx: RunContext[AgentDepsT]) -> str | None:
+        assert self.dynamic_floor is not None
+        after = self._floor[-1].layer if self._floor else None
+        taken = frozenset((block.layer, block.key) for block in self._floor)
+        blocks = check_floor(self.dynamic_floor(ctx), after=after, taken_keys=taken, what="dynamic_floor")
+        return BLOCK_SEPARATOR.join(render_block(block) for block in blocks) or None
+
+    async def prepare_model_request(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        """Send only the bounded suffix; ``ctx.messages`` (the run's history) is untouched."""
+        messages = list(request_context.messages)
+        parameters = request_context.model_request_parameters
+        instruction_chars = len(InstructionPart.join(parameters.instruction_parts or []) or "")
+        wire = LazyWire(messages, _wire_of)
+        rendering_chars = 0
+        while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
+            bound = bound_outbound(
+                wire,
+                governors=self.governors,
+                window=self.window,
+                instruction_chars=instruction_chars,
+                rendering_chars=rendering_chars,
+            )
+            suffix = messages[bound.start :]
+            sent_chars = _measured_chars(request_context.model.prepare_messages(list(suffix), parameters))
+            if sent_chars + instruction_chars <= self._char_cap:
+                break
+            rendering_chars = sent_chars - bound.chars
+        # A new list: the request-only view. The message objects are shared, never edited.
+        request_context.messages = suffix
+        if self.on_bound is not None:
+            self.on_bound(
+                OutboundBound(
+                    run_id=ctx.run_id,
+                    run_step=ctx.run_step,
+                    history_messages=len(messages),
+                    sent_messages=len(suffix),
+                    omitted_messages=bound.omitted_messages,
+                    kept_groups=bound.kept_groups,
+                    history_chars=bound.chars,
+                    continuation_chars=bound.continuation_chars,
+                    sent_chars=sent_chars,
+                    instruction_chars=instruction_chars,
+                    char_cap=self._char_cap,
+                    input_token_limit=self._input_limit,
+                )
+            )
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Refuse a response whose provider-reported input exceeded the per-request bound,
+        before its tool calls or output can advance the run."""
+        limit = self._input_limit
+        used = response.usage.input_tokens
+        if limit is not None and used > limit:
+            raise RequestInputLimitError(
+                f"model request {ctx.run_step} used {used} input tokens (provider-reported) but each request may "
+                f"use {limit} (window {self.window} - output reserve {self.output_reserve})",
+                required=used,
+                available=limit,
+                parts={"provider_input_tokens": used},
+            )
+        return response
