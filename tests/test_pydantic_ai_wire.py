@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core.blocks import Block, Layer
-from lychd_core.errors import GraphError, HistoryError, LychdError
+from lychd_core.errors import BlockError, HistoryError, LychdError
 from lychd_core.integrations import FloorBlockError, from_wire, render_floor, to_wire
 
 
@@ -146,7 +146,7 @@ def test_floor_text_names_layer_and_key_of_every_block_in_order() -> None:
 def test_floor_refuses_what_is_not_an_ordered_floor(blocks: list[Block], fragment: str) -> None:
     with pytest.raises(FloorBlockError, match=fragment) as caught:
         render_floor(blocks)
-    assert isinstance(caught.value, GraphError)
+    assert isinstance(caught.value, BlockError)
 
 
 def test_importing_the_integrations_package_does_not_import_pydantic_ai() -> None:
