@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     table = Table(title="lychd plugins")
     for column in ("name", "family", "revision", "media types", "distribution", "version"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column != "media types")
     for entry in entries:
         table.add_row(
             plain(entry.name),

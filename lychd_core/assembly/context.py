@@ -1,0 +1,120 @@
+"""The assembled context: what one model call may see, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lychd_core.blocks import Block, Layer
+from lychd_core.floor import render_floor
+from lychd_core.graph import RenderPlan, SelectionPlan
+from lychd_core.history import Message, detach
+from lychd_core.labels import PrivatizationLabel
+
+
+@dataclass(frozen=True, slots=True)
+class Unexplained:
+    """Material that never became a node, with the reason (kept visible, never hidden)."""
+
+    what: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"what": self.what, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Governed:
+    """The bounds this assembly was checked against."""
+
+    window: int | None
+    reserve_output: int
+    protocol_overhead: int
+    char_cap: int
+    turn_window: int
+    chars_per_token: int
+    required_chars: int
+    used_chars: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "window": self.window,
+            "reserve_output": self.reserve_output,
+            "protocol_overhead": self.protocol_overhead,
+            "char_cap": self.char_cap,
+            "turn_window": self.turn_window,
+            "chars_per_token": self.chars_per_token,
+            "required_chars": self.required_chars,
+            "used_chars": self.used_chars,
+        }
+
+
+@dataclass(frozen=True)
+class AssembledContext:
+    """Ordered floor blocks, bounded history, continuation and query, with every explanation.
+
+    History and continuation are detached on the way in and on every read, so no caller
+    edit reaches the retained assembly. Blocks are immutable and may be shared.
+    """
+
+    run_id: str
+    session_id: str
+    role: str
+    floor: tuple[Block, ...]
+    prefix_digest: str
+    query: str
+    label: PrivatizationLabel
+    governed: Governed
+    plan: SelectionPlan
+    render_plan: RenderPlan
+    history_start: int
+    """Index in the caller's history of the oldest kept message (len(history) keeps none)."""
+    not_nodes: tuple[Unexplained, ...] = ()
+    layer_chars: dict[str, int] = field(default_factory=dict)
+    _history: tuple[Message, ...] = ()
+    _continuation: tuple[Message, ...] = ()
+
+    @property
+    def window(self) -> int | None:
+        """The known context window, in tokens."""
+        return self.governed.window
+
+    @property
+    def history(self) -> list[Message]:
+        """The kept settled history (a detached copy)."""
+        return detach(self._history)
+
+    @property
+    def continuation(self) -> list[Message]:
+        """The indivisible continuation (a detached copy)."""
+        return detach(self._continuation)
+
+    def model_history(self) -> list[Message]:
+        """Settled history then continuation, detached: what becomes model messages."""
+        return detach(self._history + self._continuation)
+
+    def blocks(self, layer: Layer) -> tuple[Block, ...]:
+        return tuple(block for block in self.floor if block.layer is layer)
+
+    def instructions_text(self) -> str:
+        """Floor text with explicit source boundaries, for dynamic instructions."""
+        return render_floor(self.floor)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "role": self.role,
+            "floor": [block.to_json() for block in self.floor],
+            "prefix_digest": self.prefix_digest,
+            "history": list(self._history),
+            "history_start": self.history_start,
+            "continuation": list(self._continuation),
+            "query": self.query,
+            "window": self.window,
+            "governed": self.governed.to_json(),
+            "layer_chars": dict(sorted(self.layer_chars.items())),
+            "label": self.label.to_json(),
+            "plan": self.plan.to_json(),
+            "not_nodes": [item.to_json() for item in self.not_nodes],
+        }

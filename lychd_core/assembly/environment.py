@@ -1,0 +1,108 @@
+"""Layer 3: grant-bound environment snapshots shared by exact key, released by lease.
+
+The key is (session, capability binding, grant epoch). The grant id is the epoch, so a
+fresh grant observes a fresh snapshot even for the same capability; runs with the same
+key share one snapshot, and only the last referencing run's release evicts it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from lychd_core.blocks import Block, Layer, Lineage
+from lychd_core.digests import canonical_json
+from lychd_core.errors import LeaseError
+from lychd_core.labels import PrivacyClass, PrivatizationLabel
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """The capability chosen to run this model call, with its id and context window."""
+
+    grant_id: str
+    capability_key: str | None = None
+    warm_capability_keys: tuple[str, ...] = ()
+    active_capability_keys: tuple[str, ...] = ()
+    max_context: int | None = None
+    """The resolved generation profile's window; wins over ``spec_max_context``."""
+    spec_max_context: int | None = None
+    """The window the specification discovered."""
+
+    def __post_init__(self) -> None:
+        if not self.grant_id:
+            raise LeaseError("a grant needs a non-empty grant id (it is the environment epoch)")
+
+
+EnvironmentKey = tuple[str, str, str]
+
+
+def environment_key(session_id: str, grant: Grant | None) -> EnvironmentKey:
+    if grant is None:
+        return (session_id, "", "")
+    return (session_id, grant.capability_key or "", grant.grant_id)
+
+
+def environment_block(session_id: str, grant: Grant | None) -> Block:
+    """The environment records only the granted capability and sorted warm/active keys."""
+    facts = {
+        "capability": None if grant is None else grant.capability_key,
+        "warm": [] if grant is None else sorted(grant.warm_capability_keys),
+        "active": [] if grant is None else sorted(grant.active_capability_keys),
+    }
+    key = environment_key(session_id, grant)
+    return Block(
+        layer=Layer.ENVIRONMENT,
+        key=f"environment:{key[1] or 'none'}@{key[2] or 'no-grant'}",
+        text=canonical_json(facts).decode("utf-8"),
+        label=PrivatizationLabel(privacy_class=PrivacyClass.INTERNAL, weight=0, lineage_known=True),
+        lineage=Lineage(profile="environment@1"),
+    )
+
+
+@dataclass
+class _Snapshot:
+    block: Block
+    runs: set[str] = field(default_factory=set)
+
+
+class EnvironmentSnapshots:
+    """Snapshots by exact key with per-run leases."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._snapshots: dict[EnvironmentKey, _Snapshot] = {}
+
+    def peek(self, session_id: str, grant: Grant | None) -> Block:
+        """The snapshot a run would get, without taking a lease (shared if it exists)."""
+        key = environment_key(session_id, grant)
+        with self._lock:
+            existing = self._snapshots.get(key)
+            return existing.block if existing else environment_block(session_id, grant)
+
+    def lease(self, run_id: str, session_id: str, grant: Grant | None, block: Block) -> EnvironmentKey:
+        key = environment_key(session_id, grant)
+        with self._lock:
+            snapshot = self._snapshots.setdefault(key, _Snapshot(block))
+            snapshot.runs.add(run_id)
+        return key
+
+    def release(self, run_id: str, key: EnvironmentKey) -> bool:
+        """Drop ``run_id``'s lease; evict the snapshot after its final reference."""
+        with self._lock:
+            snapshot = self._snapshots.get(key)
+            if snapshot is None or run_id not in snapshot.runs:
+                return False
+            snapshot.runs.discard(run_id)
+            if not snapshot.runs:
+                del self._snapshots[key]
+            return True
+
+    def holders(self, key: EnvironmentKey) -> frozenset[str]:
+        with self._lock:
+            snapshot = self._snapshots.get(key)
+            return frozenset(snapshot.runs) if snapshot else frozenset()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._snapshots)

@@ -1,0 +1,166 @@
+"""``lychd assemble``: the main job — one bounded, explained context from a workspace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from lychd_core.assembly import AssembledContext, ContextOrchestrator
+from lychd_core.blocks import Block, Layer, Lineage
+from lychd_core.cli.output import add_json_flag, console, emit_json, plain
+from lychd_core.config import default_config, load_config
+from lychd_core.errors import AssemblyError
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.materials import MaterialRef, Workspace
+from lychd_core.walk import walk_files
+
+BAR_WIDTH = 60
+BAR_STYLES = {
+    "floor": "magenta",
+    "codex": "cyan",
+    "memory": "yellow",
+    "history": "blue",
+    "continuation": "green",
+    "query": "bold white",
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("assemble", help="assemble one bounded, explained context (the main job)")
+    parser.add_argument("--config", help="TOML configuration (default: the embedded profiles/default.toml)")
+    parser.add_argument("--workspace", default=".", help="workspace root that material paths are relative to")
+    parser.add_argument(
+        "--material",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="file (required) or directory (each file optional, .gitignore-aware) to project into layer 2",
+    )
+    parser.add_argument("--instructions", help="identity text for layer 1 (the agent's static instructions)")
+    parser.add_argument("--history", help="JSON file: settled history in the Pydantic AI wire form")
+    parser.add_argument("--continuation", help="JSON file: the indivisible current continuation")
+    parser.add_argument("--query", required=True, help="the user's query")
+    parser.add_argument("--role", help="role whose policy filters the context (default from config)")
+    parser.add_argument("--window", type=int, help="known model context window in tokens")
+    parser.add_argument("--reserve-output", type=int, help="tokens reserved for the model's output")
+    parser.add_argument("--run-id", default="cli-run", help="run id (default: cli-run)")
+    parser.add_argument("--session-id", default="cli-session", help="session id (default: cli-session)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def _read_messages(path: str | None, what: str) -> list[Any]:
+    if path is None:
+        return []
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AssemblyError(f"--{what} {path}: cannot read JSON: {exc}") from None
+    if not isinstance(value, list):
+        raise AssemblyError(f"--{what} {path}: expected a JSON list of messages, got {type(value).__name__}")
+    return value
+
+
+def _material_refs(workspace: Workspace, root: Path, paths: list[str]) -> list[MaterialRef]:
+    refs: list[MaterialRef] = []
+    for raw in paths:
+        target = (root / raw).resolve()
+        if target.is_dir():
+            for file in walk_files(target, root).files:
+                refs.append(MaterialRef.for_current(workspace, file, required=False))
+        else:
+            refs.append(MaterialRef.for_current(workspace, raw, required=True))
+    return refs
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config) if args.config else default_config()
+    root = Path(args.workspace).resolve()
+    orchestrator = ContextOrchestrator(config, workspace=root)
+    assert orchestrator.workspace is not None
+    identity = []
+    if args.instructions:
+        identity.append(
+            Block(
+                layer=Layer.IDENTITY,
+                key="identity:cli",
+                text=args.instructions,
+                label=PrivatizationLabel.public("cli:instructions"),
+                lineage=Lineage(profile="cli@1"),
+            )
+        )
+    assembled = orchestrator.assemble(
+        run_id=args.run_id,
+        session_id=args.session_id,
+        query=args.query,
+        identity=identity,
+        codex=_material_refs(orchestrator.workspace, root, args.material),
+        history=_read_messages(args.history, "history"),
+        continuation=_read_messages(args.continuation, "continuation"),
+        role=args.role,
+        window=args.window,
+        reserve_output=args.reserve_output,
+    )
+    if args.json:
+        emit_json(assembled.to_json())
+    else:
+        show(assembled)
+    return 0
+
+
+def budget_bar(assembled: AssembledContext) -> Text:
+    cap = assembled.governed.char_cap
+    bar = Text()
+    used_cells = 0
+    for layer, chars in assembled.layer_chars.items():
+        cells = round(BAR_WIDTH * chars / cap) if cap else 0
+        if chars and not cells:
+            cells = 1
+        bar.append("█" * cells, style=BAR_STYLES.get(layer, "white"))
+        used_cells += cells
+    bar.append("░" * max(0, BAR_WIDTH - used_cells), style="dim")
+    return bar
+
+
+def show(assembled: AssembledContext) -> None:
+    governed = assembled.governed
+    console.print(
+        f"[bold]context for run {plain(assembled.run_id)}[/] (role {plain(assembled.role)}): "
+        f"{governed.used_chars:,} of {governed.char_cap:,} characters"
+        + (f", window {governed.window:,} tokens" if governed.window else ", no known window")
+    )
+    console.print(budget_bar(assembled))
+    free = governed.char_cap - sum(assembled.layer_chars.values())
+    legend = Text()
+    for layer, chars in [*assembled.layer_chars.items(), ("free", free)]:
+        legend.append(f"{layer} {chars:,}  ", style=BAR_STYLES.get(layer, "dim"))
+    console.print(legend)
+    table = Table(title="every node, selected or omitted")
+    table.add_column("node", overflow="fold", ratio=3)
+    table.add_column("class / provenance", overflow="fold", ratio=2)
+    table.add_column("tokens", justify="right", no_wrap=True)
+    table.add_column("status", overflow="fold", ratio=2)
+    graph = assembled.plan.graph
+    for node_id, explanation in assembled.plan.explanations.items():
+        node = graph.node(node_id)
+        status = "[green]selected[/]" if explanation.selected else "[red]omitted[/]"
+        table.add_row(
+            plain(node_id),
+            f"{node.context_class.value} / {node.provenance.value}",
+            f"{explanation.tokens:,}",
+            f"{status}: {plain(str(explanation.reason.value))}",
+        )
+    for item in assembled.not_nodes:
+        table.add_row(plain(item.what), "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
+    console.print(table)
+    console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
+    label = assembled.label
+    console.print(
+        f"joined label: {label.privacy_class.name} weight {label.weight}"
+        + ("" if label.lineage_known else " (lineage unknown)")
+    )

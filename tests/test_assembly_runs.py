@@ -1,0 +1,111 @@
+"""Run cache, grant-bound environment snapshots, leases and detachment."""
+
+from __future__ import annotations
+
+import pytest
+
+from lychd_core.assembly import ContextOrchestrator, Grant
+from lychd_core.blocks import Block, Layer
+from lychd_core.config import default_config
+from lychd_core.errors import ContextBudgetExceededError, LeaseError
+from tests.support.conversations import conversation, turn
+
+
+def new() -> ContextOrchestrator:
+    return ContextOrchestrator(default_config())
+
+
+def env_block(orchestrator: ContextOrchestrator, run_id: str) -> Block:
+    (block,) = orchestrator.get(run_id).blocks(Layer.ENVIRONMENT)
+    return block
+
+
+def test_get_returns_the_retained_assembly_until_release() -> None:
+    orch = new()
+    assembled = orch.assemble(run_id="r1", session_id="s", query="q")
+    assert orch.get("r1") is assembled
+    orch.release("r1")
+    with pytest.raises(LeaseError):
+        orch.get("r1")
+    with pytest.raises(LeaseError):
+        orch.release("r1")
+
+
+def test_reassembly_under_a_new_grant_replaces_the_environment() -> None:
+    orch = new()
+    orch.assemble(run_id="r", session_id="s", query="q")  # initial field, before any grant
+    before = env_block(orch, "r")
+    grant = Grant(grant_id="g-1", capability_key="local-7b", warm_capability_keys=("b", "a"))
+    orch.assemble(run_id="r", session_id="s", query="q", grant=grant)
+    after = env_block(orch, "r")
+    assert after.content_hash != before.content_hash
+    assert '"warm":["a","b"]' in after.text and '"capability":"local-7b"' in after.text
+    assert len(orch.environments) == 1, "the pre-grant snapshot was released on rebinding"
+
+
+def test_reassembly_within_the_same_grant_is_byte_stable() -> None:
+    orch = new()
+    grant = Grant(grant_id="g-1", capability_key="m")
+    first = orch.assemble(run_id="r", session_id="s", query="q", grant=grant, history=conversation(3))
+    second = orch.assemble(run_id="r", session_id="s", query="q", grant=grant, history=conversation(3))
+    assert first.to_json() == second.to_json()
+
+
+def test_fresh_grant_id_gives_a_fresh_snapshot_for_the_same_capability() -> None:
+    orch = new()
+    orch.assemble(run_id="a", session_id="s", query="q", grant=Grant(grant_id="g-1", capability_key="m"))
+    orch.assemble(run_id="b", session_id="s", query="q", grant=Grant(grant_id="g-2", capability_key="m"))
+    assert env_block(orch, "a").key != env_block(orch, "b").key
+    assert len(orch.environments) == 2
+
+
+def test_same_key_is_shared_and_one_release_never_evicts_another_lease() -> None:
+    orch = new()
+    grant = Grant(grant_id="g-1", capability_key="m")
+    orch.assemble(run_id="a", session_id="s", query="q", grant=grant)
+    orch.assemble(run_id="b", session_id="s", query="q", grant=grant)
+    assert env_block(orch, "a") is env_block(orch, "b"), "exact same-key snapshots are shared"
+    orch.release("a")
+    assert len(orch.environments) == 1 and env_block(orch, "b").key.endswith("@g-1")
+    orch.release("b")
+    assert len(orch.environments) == 0
+
+
+def test_sharing_and_release_stay_bounded_across_1000_epochs() -> None:
+    orch = new()
+    for epoch in range(1_000):
+        grant = Grant(grant_id=f"g-{epoch}", capability_key="m")
+        orch.assemble(run_id=f"run-{epoch}-a", session_id="s", query="q", grant=grant)
+        orch.assemble(run_id=f"run-{epoch}-b", session_id="s", query="q", grant=grant)
+        if epoch:
+            orch.release(f"run-{epoch - 1}-a")
+            orch.release(f"run-{epoch - 1}-b")
+        assert len(orch.environments) <= 2
+    orch.release("run-999-a")
+    orch.release("run-999-b")
+    assert len(orch.environments) == 0 and orch.active_runs() == frozenset()
+
+
+def test_failed_assembly_retains_nothing() -> None:
+    orch = new()
+    grant = Grant(grant_id="g-1", capability_key="m", max_context=100)
+    good = orch.assemble(run_id="r", session_id="s", query="q", grant=Grant(grant_id="g-0", capability_key="m"))
+    with pytest.raises(ContextBudgetExceededError):
+        orch.assemble(run_id="r", session_id="s", query="q" * 1_000, grant=grant, reserve_output=10)
+    with pytest.raises(ContextBudgetExceededError):
+        orch.assemble(run_id="other", session_id="s", query="q" * 1_000, grant=grant, reserve_output=10)
+    assert orch.get("r") is good
+    assert orch.active_runs() == frozenset({"r"}) and len(orch.environments) == 1
+
+
+def test_caller_edits_never_reach_the_retained_assembly() -> None:
+    orch = new()
+    history = conversation(3)
+    continuation = turn(9)
+    assembled = orch.assemble(run_id="r", session_id="s", query="q", history=history, continuation=continuation)
+    snapshot = assembled.model_history()
+    history[-1]["parts"][0]["content"] = "edited by the caller"
+    continuation[0]["parts"][0]["content"] = "edited too"
+    assembled.history[-1]["parts"][0]["content"] = "edited through a read"
+    assembled.model_history()[0]["parts"].clear()
+    assert orch.get("r").model_history() == snapshot
