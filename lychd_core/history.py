@@ -43,10 +43,13 @@ RESPONSE_PART_KINDS = frozenset(
 CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt", "retry-feedback"})
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def compact_json(value: Any) -> str:
     """Compact, key-sorted JSON; the unit of message cost (characters)."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise HistoryError(f"message is not plain JSON: {exc}") from None
 
@@ -112,25 +115,33 @@ def starts_group(messages: Sequence[Message], index: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class MessageGroup:
-    """One complete exchange: ``messages[start:end]`` of the history."""
+    """One complete exchange: ``messages[start:end]`` of the history.
+
+    ``texts`` holds each message's compact JSON (oldest first): the exact bytes the
+    group costs, serialized once and reused for cost, digest and detachment.
+    """
 
     start: int
     end: int
-    chars: int
+    texts: tuple[str, ...]
+
+    @property
+    def chars(self) -> int:
+        return sum(len(text) for text in self.texts)
 
 
 def iter_groups_newest_first(messages: Sequence[Message]) -> Iterator[MessageGroup]:
     """Yield complete groups from the newest backward, validating what it reads."""
     end = len(messages)
-    chars = 0
+    texts: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
         check_message(messages[index], f"history[{index}]")
-        chars += message_chars(messages[index])
+        texts.append(compact_json(messages[index]))
         if starts_group(messages, index):
             check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
-            yield MessageGroup(index, end, chars)
+            yield MessageGroup(index, end, tuple(reversed(texts)))
             end = index
-            chars = 0
+            texts = []
 
 
 def tool_call_ids(message: Mapping[str, Any]) -> list[str]:
@@ -168,6 +179,11 @@ def check_continuation(value: object) -> list[Message]:
 def detach(messages: Sequence[Message]) -> list[Message]:
     """A deep copy, so no caller edit reaches retained state."""
     return copy.deepcopy(list(messages))
+
+
+def thaw(texts: Sequence[str]) -> list[Message]:
+    """Fresh messages from their compact JSON: a deep copy that cannot share state."""
+    return [json.loads(text) for text in texts]
 
 
 def group_messages(messages: Sequence[Message]) -> list[MessageGroup]:

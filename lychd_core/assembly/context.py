@@ -7,8 +7,8 @@ from typing import Any
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.floor import render_floor
-from lychd_core.graph import RenderPlan, SelectionPlan
-from lychd_core.history import Message, detach
+from lychd_core.graph import RenderPlan, SelectionPlan, render
+from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
 
 
@@ -53,8 +53,9 @@ class Governed:
 class AssembledContext:
     """Ordered floor blocks, bounded history, continuation and query, with every explanation.
 
-    History and continuation are detached on the way in and on every read, so no caller
-    edit reaches the retained assembly. Blocks are immutable and may be shared.
+    History and continuation are retained as their compact JSON text, the exact bytes
+    their budget was checked against; every read parses a fresh copy, so no caller edit
+    reaches the retained assembly. Blocks are immutable and may be shared.
     """
 
     run_id: str
@@ -66,13 +67,12 @@ class AssembledContext:
     label: PrivatizationLabel
     governed: Governed
     plan: SelectionPlan
-    render_plan: RenderPlan
     history_start: int
     """Index in the caller's history of the oldest kept message (len(history) keeps none)."""
     not_nodes: tuple[Unexplained, ...] = ()
     layer_chars: dict[str, int] = field(default_factory=dict)
-    _history: tuple[Message, ...] = ()
-    _continuation: tuple[Message, ...] = ()
+    _history: tuple[str, ...] = ()
+    _continuation: tuple[str, ...] = ()
 
     @property
     def window(self) -> int | None:
@@ -82,16 +82,24 @@ class AssembledContext:
     @property
     def history(self) -> list[Message]:
         """The kept settled history (a detached copy)."""
-        return detach(self._history)
+        return thaw(self._history)
 
     @property
     def continuation(self) -> list[Message]:
         """The indivisible continuation (a detached copy)."""
-        return detach(self._continuation)
+        return thaw(self._continuation)
 
     def model_history(self) -> list[Message]:
         """Settled history then continuation, detached: what becomes model messages."""
-        return detach(self._history + self._continuation)
+        return thaw(self._history + self._continuation)
+
+    def serialized_history(self) -> tuple[str, ...]:
+        """Each kept message's compact JSON, oldest first: the bytes a prefix cache sees."""
+        return self._history + self._continuation
+
+    def render_plan(self) -> RenderPlan:
+        """Typed segments in render order, every source boundary explicit."""
+        return render(self.plan.graph, self.plan)
 
     def blocks(self, layer: Layer) -> tuple[Block, ...]:
         return tuple(block for block in self.floor if block.layer is layer)
@@ -107,9 +115,9 @@ class AssembledContext:
             "role": self.role,
             "floor": [block.to_json() for block in self.floor],
             "prefix_digest": self.prefix_digest,
-            "history": list(self._history),
+            "history": self.history,
             "history_start": self.history_start,
-            "continuation": list(self._continuation),
+            "continuation": self.continuation,
             "query": self.query,
             "window": self.window,
             "governed": self.governed.to_json(),

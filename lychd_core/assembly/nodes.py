@@ -8,13 +8,12 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.graph import ContextNode
-from lychd_core.history import Message, MessageGroup, compact_json
+from lychd_core.history import MessageGroup
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
 
 # Optional material outranks older history: floor layers come before state.
@@ -105,11 +104,6 @@ def query_node(query: str, chars_per_token: int) -> ContextNode:
         visible_to=None,
         dependencies=(),
     )
-
-
-def messages_text(messages: Sequence[Message]) -> str:
-    """The exact serialized bytes a message span costs: compact JSON per message, concatenated."""
-    return "".join(compact_json(message) for message in messages)
 
 
 def continuation_node(text: str, chars_per_token: int) -> ContextNode:

@@ -7,10 +7,11 @@ run cache and the environment leases exactly as they were.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from lychd_core.assembly.bounds import assembly_bounds, reserve_required
 from lychd_core.assembly.context import AssembledContext, Governed, Unexplained
 from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
 from lychd_core.assembly.nodes import (
@@ -18,22 +19,22 @@ from lychd_core.assembly.nodes import (
     floor_node,
     floor_node_id,
     history_node,
+    history_node_id,
     memory_node,
-    messages_text,
     query_node,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.config import LychdConfig
-from lychd_core.errors import AssemblyError, ContextBudgetExceededError, LeaseError
-from lychd_core.governors import effective_char_cap, request_input_limit, resolve_window
-from lychd_core.graph import ContextGraph, ContextNode, SelectionBounds, TokenBudget, render, select
-from lychd_core.history import Message, check_continuation, detach, iter_groups_newest_first
+from lychd_core.errors import AssemblyError, LeaseError
+from lychd_core.graph import ContextGraph, ContextNode, select
+from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.materials import MaterialRef, Workspace
 from lychd_core.memory import MemoryEvidence
 from lychd_core.projection import Projector
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
+from lychd_core.vocabulary import Requirement
 
 
 class ContextOrchestrator:
@@ -119,81 +120,53 @@ class ContextOrchestrator:
         if not isinstance(history, (list, tuple)):
             raise AssemblyError(f"history must be a list of messages, got {type(history).__name__}")
         role = role or self.config.assembly.role
-        settings = self.config.assembly
-        governors = self.config.governors
-        cpt = governors.chars_per_token
-        known_window = resolve_window(grant.max_context, grant.spec_max_context) if grant else None
-        known_window = known_window if known_window is not None else (window or settings.window)
-        reserve = settings.reserve_output if reserve_output is None else reserve_output
-        char_cap = effective_char_cap(governors.char_cap, cpt, known_window)
-        if known_window is not None:
-            request_input_limit(known_window, reserve)  # a reserve >= window refuses before anything else
-            budget = TokenBudget(window=known_window, reserved_output=reserve, protocol_overhead=settings.protocol_overhead)
-        else:  # no known window: the character governor alone bounds (an estimate never exceeds its chars)
-            budget = TokenBudget(
-                window=char_cap + reserve + settings.protocol_overhead,
-                reserved_output=reserve,
-                protocol_overhead=settings.protocol_overhead,
-            )
-
-        continuation_messages = detach(check_continuation(list(continuation)))
+        bounds = assembly_bounds(self.config, grant, window, reserve_output)
+        cpt = bounds.chars_per_token
+        continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
+        continuation_text = "".join(continuation_json)
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma)
         nodes: list[ContextNode] = [
-            floor_node(block, required=floor_required[i], chars_per_token=cpt) for i, block in enumerate(floor)
+            floor_node(block, required=req, chars_per_token=cpt)
+            for block, req in zip(floor, floor_required, strict=True)
         ]
         nodes += [memory_node(m.node_id, m.text, m.token_estimate, cpt) for m in memory]
         nodes.append(query_node(query, cpt))
-        continuation_text = messages_text(continuation_messages)
-        if continuation_messages:
+        if continuation_json:
             nodes.append(continuation_node(continuation_text, cpt))
 
-        parts = {
-            layer.name.lower(): sum(len(b.text) for b, req in zip(floor, floor_required, strict=True) if req and b.layer is layer)
-            for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)
-        }
+        parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
+        for block, req in zip(floor, floor_required, strict=True):
+            parts[block.layer.name.lower()] += len(block.text) if req else 0
         parts["query"] = len(query)
         parts["continuation"] = len(continuation_text)
-        required_chars = sum(parts.values())
-        required_tokens = sum(node.token_estimate for node in nodes if node.requirement.name == "REQUIRED")
-        if required_chars > char_cap or required_tokens > budget.usable:
-            raise ContextBudgetExceededError(
-                f"floor, query and continuation need {required_chars} characters (~{required_tokens} tokens) but "
-                f"only {char_cap} characters ({budget.usable} tokens) are available: "
-                + ", ".join(f"{k} {v}" for k, v in parts.items()),
-                required=required_chars,
-                available=char_cap,
-                parts=parts,
-            )
+        required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
+        required_chars = reserve_required(bounds, parts, required_tokens)
 
         history_nodes, history_groups, older = self._history_nodes(
-            history, governors.turn_window, char_cap - required_chars, cpt
+            history, bounds.turn_window, bounds.char_cap - required_chars, cpt
         )
         nodes += history_nodes
         if older:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
-
         graph = ContextGraph(nodes)
-        bounds = SelectionBounds(max_chars=char_cap, max_history_groups=max(governors.turn_window, 0))
-        plan = select(graph, self.role_profile(role), budget, bounds)
+        plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
         selected = set(plan.selected)
 
         kept_floor = tuple(b for b in floor if floor_node_id(b) in selected)
-        kept_groups = [g for g in history_groups if f"history:{g.start:09d}-{g.end:09d}" in selected]
-        history_start = min((g.start for g in kept_groups), default=len(history))
-        kept_history = tuple(detach(history[history_start:]))
-        labels = [b.label for b in kept_floor]
-        labels += [PrivatizationLabel.restricted_unknown() for m in memory if m.node_id in selected]
-        labels.append(query_label or PrivatizationLabel.restricted_unknown())
+        kept_memory = [m for m in memory if m.node_id in selected]
+        kept_groups = [g for g in history_groups if history_node_id(g) in selected]
+        kept_history = tuple(text for g in reversed(kept_groups) for text in g.texts)
+        unlabelled = PrivatizationLabel.restricted_unknown()
+        labels = [b.label for b in kept_floor] + [unlabelled for _ in kept_memory] + [query_label or unlabelled]
         if kept_history:
-            labels.append(history_label or PrivatizationLabel.restricted_unknown())
-        if continuation_messages:
-            labels.append(continuation_label or PrivatizationLabel.restricted_unknown())
-        used_chars = sum(plan.explanations[node_id].chars for node_id in plan.selected)
+            labels.append(history_label or unlabelled)
+        if continuation_json:
+            labels.append(continuation_label or unlabelled)
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
-            "memory": sum(len(m.text) for m in memory if m.node_id in selected),
-            "history": sum(len(messages_text(history[g.start : g.end])) for g in kept_groups),
+            "memory": sum(len(m.text) for m in kept_memory),
+            "history": sum(g.chars for g in kept_groups),
             "continuation": len(continuation_text),
             "query": len(query),
         }
@@ -206,16 +179,21 @@ class ContextOrchestrator:
             query=query,
             label=join_labels(labels),
             governed=Governed(
-                known_window, reserve, settings.protocol_overhead, char_cap, governors.turn_window, cpt,
-                required_chars, used_chars,
+                bounds.window,
+                bounds.reserve_output,
+                bounds.protocol_overhead,
+                bounds.char_cap,
+                bounds.turn_window,
+                cpt,
+                required_chars,
+                sum(plan.explanations[node_id].chars for node_id in plan.selected),
             ),
             plan=plan,
-            render_plan=render(graph, plan),
-            history_start=history_start,
+            history_start=min((g.start for g in kept_groups), default=len(history)),
             not_nodes=tuple(not_nodes),
             layer_chars=layer_chars,
             _history=kept_history,
-            _continuation=tuple(continuation_messages),
+            _continuation=continuation_json,
         )
         self._retain(assembled, session_id, grant, floor)
         return assembled
@@ -247,7 +225,9 @@ class ContextOrchestrator:
                 continue
             contribution = next(projected)
             if contribution.block is None:
-                not_nodes.append(Unexplained(f"codex:{item.source}", f"projection unavailable: {contribution.unavailable}"))
+                not_nodes.append(
+                    Unexplained(f"codex:{item.source}", f"projection unavailable: {contribution.unavailable}")
+                )
                 continue
             if not contribution.block.text:
                 not_nodes.append(Unexplained(contribution.block.key, "empty: the projection has no text to show"))
@@ -261,8 +241,7 @@ class ContextOrchestrator:
         empty = [block.key for block in floor if not block.text]
         if empty:
             raise AssemblyError(f"floor blocks need text; empty: {', '.join(empty)}")
-        keys = [block.key for block in floor]
-        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        duplicates = sorted(key for key, count in Counter(block.key for block in floor).items() if count > 1)
         if duplicates:
             raise AssemblyError(f"floor block keys must be unique; repeated: {', '.join(duplicates)}")
         return floor, required, not_nodes
@@ -270,20 +249,20 @@ class ContextOrchestrator:
     @staticmethod
     def _history_nodes(
         history: Sequence[Message], turn_window: int, char_budget: int, cpt: int
-    ) -> tuple[list[ContextNode], list[Any], int]:
+    ) -> tuple[list[ContextNode], list[MessageGroup], int]:
         """Nodes for the newest groups the governors could keep, plus the first that cannot.
 
         Scanning stops there, so the cost depends on what is kept, not on history length.
         Returns the nodes, their groups, and how many older messages never became nodes.
         """
         nodes: list[ContextNode] = []
-        groups: list[Any] = []
+        groups: list[MessageGroup] = []
         if turn_window <= 0:
             return nodes, groups, len(history)
         used = 0
         newer = None
         for recency, group in enumerate(iter_groups_newest_first(history)):
-            text = messages_text(history[group.start : group.end])
+            text = "".join(group.texts)
             nodes.append(history_node(group, text, newer, len(history) - recency, cpt))
             groups.append(group)
             newer = group

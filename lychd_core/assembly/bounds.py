@@ -1,0 +1,61 @@
+"""The bounds one assembly is checked against, and the required-first reservation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lychd_core.assembly.environment import Grant
+from lychd_core.config import LychdConfig
+from lychd_core.errors import ContextBudgetExceededError
+from lychd_core.governors import effective_char_cap, request_input_limit, resolve_window
+from lychd_core.graph import SelectionBounds, TokenBudget
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblyBounds:
+    window: int | None
+    reserve_output: int
+    protocol_overhead: int
+    char_cap: int
+    turn_window: int
+    chars_per_token: int
+    budget: TokenBudget
+
+    @property
+    def selection(self) -> SelectionBounds:
+        return SelectionBounds(max_chars=self.char_cap, max_history_groups=max(self.turn_window, 0))
+
+
+def assembly_bounds(
+    config: LychdConfig, grant: Grant | None, window: int | None, reserve_output: int | None
+) -> AssemblyBounds:
+    """The known window (generation profile > spec > caller > config), the effective
+    character cap and the token budget; a reserve >= window refuses first."""
+    settings, governors = config.assembly, config.governors
+    known = resolve_window(grant.max_context, grant.spec_max_context) if grant else None
+    if known is None:
+        known = window if window is not None else settings.window
+    reserve = settings.reserve_output if reserve_output is None else reserve_output
+    overhead = settings.protocol_overhead
+    char_cap = effective_char_cap(governors.char_cap, governors.chars_per_token, known)
+    if known is not None:
+        request_input_limit(known, reserve)
+        budget = TokenBudget(window=known, reserved_output=reserve, protocol_overhead=overhead)
+    else:  # no known window: the character cap alone bounds (an estimate never exceeds its characters)
+        budget = TokenBudget(window=char_cap + reserve + overhead, reserved_output=reserve, protocol_overhead=overhead)
+    return AssemblyBounds(known, reserve, overhead, char_cap, governors.turn_window, governors.chars_per_token, budget)
+
+
+def reserve_required(bounds: AssemblyBounds, parts: dict[str, int], required_tokens: int) -> int:
+    """Floor, query and continuation first; return their characters or refuse with the figures."""
+    required_chars = sum(parts.values())
+    if required_chars > bounds.char_cap or required_tokens > bounds.budget.usable:
+        raise ContextBudgetExceededError(
+            f"floor, query and continuation need {required_chars} characters (~{required_tokens} tokens) but "
+            f"only {bounds.char_cap} characters ({bounds.budget.usable} tokens) are available: "
+            + ", ".join(f"{name} {chars}" for name, chars in parts.items()),
+            required=required_chars,
+            available=bounds.char_cap,
+            parts=parts,
+        )
+    return required_chars
