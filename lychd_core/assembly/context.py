@@ -71,6 +71,8 @@ class AssembledContext:
     """Index in the caller's history of the oldest kept message (len(history) keeps none)."""
     not_nodes: tuple[Unexplained, ...] = ()
     layer_chars: dict[str, int] = field(default_factory=dict)
+    memory_plan: dict[str, Any] | None = None
+    """The retrieval plan the memory evidence came from, with every record explained."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -125,4 +127,5 @@ class AssembledContext:
             "label": self.label.to_json(),
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
+            "memory_plan": self.memory_plan,
         }

@@ -10,6 +10,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required
 from lychd_core.assembly.context import AssembledContext, Governed, Unexplained
@@ -30,7 +31,7 @@ from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.materials import MaterialRef, Workspace
-from lychd_core.memory import MemoryEvidence
+from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
 from lychd_core.projection import Projector
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
@@ -85,6 +86,28 @@ class ContextOrchestrator:
         policy = self.registry.role_policy(pin.name, pin.revision)
         return policy.profile(role, policy.options_model.model_validate(pin.options))
 
+    def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
+        """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).
+
+        ``query`` takes the :class:`MemoryQuery` fields plus the scope fields
+        (``project``, ``workspace``, ``repository``, ``actor``); ``now`` defaults to the
+        store's latest observation, since the library never reads the wall clock.
+        """
+        if self.workspace is None:
+            raise AssemblyError("memory retrieval needs a workspace; pass workspace= to the orchestrator")
+        role = role or self.config.assembly.role
+        scope_fields = {name: query.pop(name, None) for name in ("project", "workspace", "repository", "actor")}
+        path = self.config.stores.path_of(self.config.stores.memory, self.workspace.root)
+        with SqliteMemoryStore.open(path, create=False) as store:
+            return store.query(
+                MemoryQuery(
+                    scope=MemoryScope(**scope_fields, role=role),
+                    now=store.last_observation() if now is None else now,
+                    role_profile=self.role_profile(role),
+                    **query,
+                )
+            )
+
     def projector(self) -> Projector:
         if self._projector is None:
             if self.workspace is None:
@@ -101,7 +124,7 @@ class ContextOrchestrator:
         identity: Sequence[Block] = (),
         codex: Sequence[MaterialRef | Block] = (),
         karma: Sequence[Block] = (),
-        memory: Sequence[MemoryEvidence] = (),
+        memory: Sequence[MemoryEvidence] | RetrievalPlan = (),
         history: Sequence[Message] = (),
         continuation: Sequence[Message] = (),
         grant: Grant | None = None,
@@ -120,6 +143,8 @@ class ContextOrchestrator:
         if not isinstance(history, (list, tuple)):
             raise AssemblyError(f"history must be a list of messages, got {type(history).__name__}")
         role = role or self.config.assembly.role
+        memory_plan = memory.to_json() if isinstance(memory, RetrievalPlan) else None
+        memory = memory.evidence() if isinstance(memory, RetrievalPlan) else tuple(memory)
         bounds = assembly_bounds(self.config, grant, window, reserve_output)
         cpt = bounds.chars_per_token
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
@@ -191,6 +216,7 @@ class ContextOrchestrator:
             plan=plan,
             history_start=min((g.start for g in kept_groups), default=len(history)),
             not_nodes=tuple(not_nodes),
+            memory_plan=memory_plan,
             layer_chars=layer_chars,
             _history=kept_history,
             _continuation=continuation_json,

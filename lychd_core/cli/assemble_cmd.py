@@ -48,6 +48,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--role", help="role whose policy filters the context (default from config)")
     parser.add_argument("--window", type=int, help="known model context window in tokens")
     parser.add_argument("--reserve-output", type=int, help="tokens reserved for the model's output")
+    memory = parser.add_argument_group("derived memory (quoted, non-authoritative evidence in layer 4)")
+    memory.add_argument("--memory", action="store_true", help="retrieve evidence from the configured memory store")
+    memory.add_argument("--project", help="memory scope: project")
+    memory.add_argument("--repository", help="memory scope: repository")
+    memory.add_argument("--actor", help="memory scope: actor")
+    memory.add_argument("--now", type=int, help="logical observation for expiry (default: the store's latest)")
+    memory.add_argument("--memory-limit", type=int, default=10, help="most memories to retrieve (default: 10)")
     parser.add_argument("--run-id", default="cli-run", help="run id (default: cli-run)")
     parser.add_argument("--session-id", default="cli-session", help="session id (default: cli-session)")
     add_json_flag(parser)
@@ -94,7 +101,18 @@ def run(args: argparse.Namespace) -> int:
                 lineage=Lineage(profile="cli@1"),
             )
         )
+    memory: Any = ()
+    if args.memory:
+        memory = orchestrator.retrieve_memory(
+            args.role,
+            now=args.now,
+            project=args.project,
+            repository=args.repository,
+            actor=args.actor,
+            limit=args.memory_limit,
+        )
     assembled = orchestrator.assemble(
+        memory=memory,
         run_id=args.run_id,
         session_id=args.session_id,
         query=args.query,
@@ -158,6 +176,13 @@ def show(assembled: AssembledContext) -> None:
     for item in assembled.not_nodes:
         table.add_row(plain(item.what), "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
     console.print(table)
+    if assembled.memory_plan is not None:
+        plan = assembled.memory_plan
+        console.print(
+            f"memory: {len(plan['selected'])} retrieved of {plan['inputs']} records "
+            f"({', '.join(f'{reason} {count}' for reason, count in sorted(plan['counts'].items()))}); "
+            "`lychd memory query --explain` explains each record"
+        )
     console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
     label = assembled.label
     console.print(
