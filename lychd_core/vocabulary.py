@@ -2,11 +2,19 @@
 
 Enumerations are ordered where the reference text orders them: a larger
 ``Authority`` outranks a smaller one; ``Requirement`` likewise.
+
+The ceiling tables say how much authority and trust material of each provenance
+may ever carry. Metadata from a checked constructor decides a node's ceiling;
+prose inside its content never raises it.
 """
 
 from __future__ import annotations
 
-from enum import IntEnum, StrEnum
+from collections.abc import Mapping
+from enum import Enum, IntEnum, StrEnum
+from functools import cache
+from types import MappingProxyType
+from typing import TypeVar
 
 
 class Provenance(StrEnum):
@@ -42,7 +50,12 @@ class Trust(IntEnum):
 
 
 class Requirement(IntEnum):
-    """Selection mode; a larger value is admitted first."""
+    """Selection mode; a larger value is admitted first.
+
+    ``REQUIRED`` nodes and their closures must be selected or selection fails.
+    ``DEPENDENCY_REQUIRED`` nodes are never roots: they enter only with a selected
+    node that depends on them. ``OPTIONAL`` nodes are candidate roots.
+    """
 
     OPTIONAL = 0
     DEPENDENCY_REQUIRED = 1
@@ -81,3 +94,83 @@ class Operation(StrEnum):
     RESOLVE_FINDING = "resolve-finding"
     RECORD_EVALUATION = "record-evaluation"
     PROPOSE_HARNESS_CHANGE = "propose-harness-change"
+
+
+# --- ceilings ---------------------------------------------------------------------
+
+AUTHORITY_CEILING: Mapping[Provenance, Authority] = MappingProxyType(
+    {
+        Provenance.SYSTEM: Authority.SYSTEM_POLICY,
+        Provenance.APPLICATION: Authority.APPLICATION_POLICY,
+        Provenance.USER: Authority.USER_INSTRUCTION,
+        Provenance.REPOSITORY: Authority.NON_AUTHORITATIVE,
+        Provenance.EXTERNAL: Authority.NON_AUTHORITATIVE,
+        Provenance.MEMORY: Authority.NON_AUTHORITATIVE,
+        Provenance.TOOL: Authority.NON_AUTHORITATIVE,
+        Provenance.AGENT: Authority.NON_AUTHORITATIVE,
+        Provenance.REVIEW: Authority.NON_AUTHORITATIVE,
+        Provenance.DERIVED_COMPACTION: Authority.NON_AUTHORITATIVE,
+    }
+)
+"""Highest authority material of each provenance may carry; any lower value is allowed.
+
+Only system material may be system policy; application material may be application
+policy or an acceptance specification; a user may instruct; everything else is data.
+"""
+
+TRUST_CEILING: Mapping[Provenance, Trust] = MappingProxyType(
+    {
+        Provenance.SYSTEM: Trust.TRUSTED,
+        Provenance.APPLICATION: Trust.TRUSTED,
+        Provenance.USER: Trust.TRUSTED,
+        Provenance.REPOSITORY: Trust.TRUSTED,
+        Provenance.EXTERNAL: Trust.UNTRUSTED,
+        Provenance.MEMORY: Trust.UNTRUSTED,
+        Provenance.TOOL: Trust.TRUSTED,
+        Provenance.AGENT: Trust.TRUSTED,
+        Provenance.REVIEW: Trust.TRUSTED,
+        Provenance.DERIVED_COMPACTION: Trust.UNTRUSTED,
+    }
+)
+"""Highest trust material of each provenance may carry: fetched, remembered and
+derived material is never trusted."""
+
+
+def ceiling_violation(provenance: Provenance, authority: Authority, trust: Trust) -> str | None:
+    """Why ``authority``/``trust`` exceed the ceiling of ``provenance``, or ``None`` if they do not."""
+    max_authority = AUTHORITY_CEILING[provenance]
+    if authority > max_authority:
+        return f"{provenance.value} material may carry authority up to {token(max_authority)}, not {token(authority)}"
+    max_trust = TRUST_CEILING[provenance]
+    if trust > max_trust:
+        return f"{provenance.value} material may be at most {token(max_trust)}, not {token(trust)}"
+    return None
+
+
+# --- spelling in JSON and on the command line ---------------------------------------
+
+E = TypeVar("E", bound=Enum)
+
+
+def token(member: Enum) -> str:
+    """The JSON spelling of a member: its value for string enums, else its hyphenated name."""
+    if isinstance(member, StrEnum):
+        return member.value
+    return member.name.lower().replace("_", "-")
+
+
+@cache
+def _spellings(enum_type: type[Enum]) -> Mapping[str, Enum]:
+    return MappingProxyType({token(member): member for member in enum_type})
+
+
+def parse_token(enum_type: type[E], text: object) -> E | None:
+    """The member of ``enum_type`` spelled ``text``, or ``None`` when there is none."""
+    if not isinstance(text, str):
+        return None
+    return _spellings(enum_type).get(text)  # type: ignore[return-value]
+
+
+def tokens(enum_type: type[Enum]) -> list[str]:
+    """Every spelling of ``enum_type``, for error messages."""
+    return [token(member) for member in enum_type]

@@ -17,6 +17,10 @@ from lychd_core.errors import LychdError
 COMMAND_MODULES: tuple[str, ...] = (
     "lychd_core.cli.plugins_cmd",
     "lychd_core.cli.config_cmd",
+    "lychd_core.cli.select_cmd",
+    "lychd_core.cli.memory_cmd",
+    "lychd_core.cli.project_cmd",
+    "lychd_core.cli.assemble_cmd",
 )
 
 

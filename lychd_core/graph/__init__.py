@@ -1,0 +1,57 @@
+"""The context graph: nodes, validation, budget, selection with explanations, render plans."""
+
+from lychd_core.graph.budget import (
+    MAX_INT,
+    AccountingOverflowError,
+    BudgetAccounting,
+    SelectionBounds,
+    TokenBudget,
+)
+from lychd_core.graph.errors import RequiredHiddenError, RequiredOverBudgetError
+from lychd_core.graph.explain import Explanation, OmissionReason, SelectionPlan, SelectionReason
+from lychd_core.graph.graph import (
+    ContextGraph,
+    DuplicateNodeError,
+    GraphCycleError,
+    MissingDependencyError,
+    UnknownNodeError,
+    precedence_key,
+)
+from lychd_core.graph.jsonio import dump_graph, graph_from_json, graph_to_json, load_graph, parse_graph
+from lychd_core.graph.nodes import MAX_CONTENT_BYTES, ContextNode
+from lychd_core.graph.render import MessageRole, RenderPlan, RenderSegment, render, render_key
+from lychd_core.graph.selection import select, visible
+
+__all__ = [
+    "MAX_CONTENT_BYTES",
+    "MAX_INT",
+    "AccountingOverflowError",
+    "BudgetAccounting",
+    "ContextGraph",
+    "ContextNode",
+    "DuplicateNodeError",
+    "Explanation",
+    "GraphCycleError",
+    "MessageRole",
+    "MissingDependencyError",
+    "OmissionReason",
+    "RenderPlan",
+    "RenderSegment",
+    "RequiredHiddenError",
+    "RequiredOverBudgetError",
+    "SelectionBounds",
+    "SelectionPlan",
+    "SelectionReason",
+    "TokenBudget",
+    "UnknownNodeError",
+    "dump_graph",
+    "graph_from_json",
+    "graph_to_json",
+    "load_graph",
+    "parse_graph",
+    "precedence_key",
+    "render",
+    "render_key",
+    "select",
+    "visible",
+]

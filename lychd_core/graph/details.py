@@ -1,0 +1,157 @@
+"""Turning the selector's per-node state into one :class:`Explanation` per node."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from lychd_core.errors import SelectionError
+from lychd_core.graph.explain import Explanation, OmissionReason, SelectionReason
+from lychd_core.graph.graph import ContextGraph
+from lychd_core.graph.nodes import ContextNode
+from lychd_core.roles import RoleProfile
+from lychd_core.vocabulary import Requirement
+
+# Bound codes index these; a failed admission reports the first bound, in this order, it exceeds.
+BOUND_REASONS = (
+    OmissionReason.OUTSIDE_TURN_WINDOW,
+    OmissionReason.TOKEN_BUDGET,
+    OmissionReason.CHARACTER_LIMIT,
+    OmissionReason.BYTE_LIMIT,
+    OmissionReason.NODE_LIMIT,
+)
+UNITS = ("history groups", "tokens", "characters", "bytes", "nodes")
+
+# Selection states (0 = not selected) and visibility states (0 = visible).
+REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY = 1, 2, 3, 4
+HIDDEN, HIDDEN_DEPENDENCY = 1, 2
+
+_SELECTED = {
+    REQUIRED_ROOT: SelectionReason.REQUIRED_ROOT,
+    REQUIRED_DEPENDENCY: SelectionReason.REQUIRED_DEPENDENCY,
+    OPTIONAL_ROOT: SelectionReason.OPTIONAL_ROOT,
+    OPTIONAL_DEPENDENCY: SelectionReason.OPTIONAL_DEPENDENCY,
+}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Per-node state, indexed like ``graph.nodes``."""
+
+    state: bytearray
+    """Selection state, 0 when not selected."""
+    blocked: bytearray
+    """``HIDDEN``, ``HIDDEN_DEPENDENCY`` or 0."""
+    doomed: bytearray
+    """Bound code + 1 for a node whose closure can never fit, else 0."""
+    cause: array[int]
+    """Selected: the root that brought it in. Blocked or doomed by a dependency: that dependency."""
+    failed: bytearray
+    """1 for nodes that failed on their own (rather than through a doomed dependency)."""
+    counted: array[int]
+    """For those: the amount of their bound they were found to need at least ..."""
+    remained: array[int]
+    """... and the amount that remained."""
+
+    @classmethod
+    def empty(cls, n: int) -> Outcome:
+        zeros = bytes(8 * n)
+        return cls(
+            state=bytearray(n),
+            blocked=bytearray(n),
+            doomed=bytearray(n),
+            cause=array("q", [-1]) * n,
+            failed=bytearray(n),
+            counted=array("q", zeros),
+            remained=array("q", zeros),
+        )
+
+
+def hidden_why(profile: RoleProfile, node: ContextNode) -> str:
+    """Why ``profile`` hides ``node``."""
+    role = profile.role
+    if node.context_class not in profile.visible_classes:
+        return f"role {role!r} does not see class {node.context_class.value!r}"
+    if node.provenance not in profile.visible_provenances:
+        return f"role {role!r} does not see provenance {node.provenance.value!r}"
+    roles = ", ".join(sorted(node.visible_to or ()))
+    return f"the node is visible only to roles [{roles}]"
+
+
+class ExplanationMap(Mapping[str, Explanation]):
+    """Every node's explanation, in graph order, built from the selector's state on first read.
+
+    The state is complete and immutable when the plan is made; materializing a million
+    explanation objects nobody reads would only cost time and memory.
+    """
+
+    __slots__ = ("_cache", "_graph", "_outcome", "_profile")
+
+    def __init__(self, graph: ContextGraph, profile: RoleProfile, outcome: Outcome) -> None:
+        self._graph, self._profile, self._outcome = graph, profile, outcome
+        self._cache: dict[int, Explanation] = {}
+
+    def __getitem__(self, node_id: str) -> Explanation:
+        position = self._graph.index_of(node_id)
+        if position is None:
+            raise KeyError(node_id)
+        return self.at(position)
+
+    def __iter__(self) -> Iterator[str]:
+        return (node.id for node in self._graph.nodes)
+
+    def __len__(self) -> int:
+        return len(self._graph)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._graph
+
+    def __repr__(self) -> str:
+        return f"<ExplanationMap of {len(self)} nodes>"
+
+    def at(self, i: int) -> Explanation:
+        """The explanation of ``graph.nodes[i]``."""
+        cached = self._cache.get(i)
+        if cached is None:
+            cached = self._cache[i] = self._explain(i)
+        return cached
+
+    def _explain(self, i: int) -> Explanation:
+        nodes, outcome = self._graph.nodes, self._outcome
+        node, cause = nodes[i], outcome.cause
+        tokens, chars = node.token_estimate, len(node.content)
+        selected = outcome.state[i]
+        if selected:
+            root = nodes[cause[i]].id
+            if selected == REQUIRED_ROOT:
+                detail = "required"
+            elif selected == OPTIONAL_ROOT:
+                detail = "its whole unselected closure fit"
+            else:
+                kind = "required node" if selected == REQUIRED_DEPENDENCY else "optional root"
+                detail = f"in the closure of {kind} {root!r}"
+            return Explanation(node.id, True, _SELECTED[selected], tokens, chars, detail, root)
+        reason: OmissionReason
+        blocked, doomed = outcome.blocked[i], outcome.doomed[i]
+        if blocked == HIDDEN:
+            reason, detail = OmissionReason.HIDDEN, hidden_why(self._profile, node)
+        elif blocked == HIDDEN_DEPENDENCY:
+            reason = OmissionReason.HIDDEN_DEPENDENCY
+            detail = f"its closure holds hidden material (through dependency {nodes[cause[i]].id!r})"
+        elif node.requirement is Requirement.DEPENDENCY_REQUIRED:
+            reason, detail = OmissionReason.NOT_NEEDED, "dependency-required, and no selected node depends on it"
+        elif doomed:
+            bound = doomed - 1
+            reason = BOUND_REASONS[bound]
+            if outcome.failed[i]:
+                counted, remained = outcome.counted[i], outcome.remained[i]
+                detail = f"its unselected closure needs at least {counted} {UNITS[bound]}; {remained} remained"
+            else:
+                blame = cause[i]
+                if blame < 0:  # doomed by spreading: blame the first dependency with the same mark
+                    blame = next(d for d in self._graph.arrays.deps[i] if outcome.doomed[d] == doomed)
+                detail = f"depends on {nodes[blame].id!r}, whose closure cannot fit the {UNITS[bound]} bound"
+        else:  # pragma: no cover - every optional root is admitted or doomed
+            raise SelectionError(f"internal error: node {node.id!r} was neither selected nor omitted")
+        return Explanation(node.id, False, reason, tokens, chars, detail)

@@ -1,0 +1,186 @@
+"""``ContextNode``: one bounded, attributed piece of context and its checked constructor."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lychd_core.digests import sha256_digest
+from lychd_core.errors import GraphError
+from lychd_core.graph.budget import MAX_INT
+from lychd_core.vocabulary import (
+    Authority,
+    ContextClass,
+    Provenance,
+    Requirement,
+    Trust,
+    ceiling_violation,
+)
+
+MAX_CONTENT_BYTES = 16 * 1024 * 1024
+"""Largest UTF-8 content of one node; a bigger node could never be budgeted honestly."""
+
+MAX_ID_CHARS = 1024
+"""Longest node id (and role name in ``visible_to``)."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+_ENUM_FIELDS: tuple[tuple[str, type], ...] = (
+    ("provenance", Provenance),
+    ("authority", Authority),
+    ("trust", Trust),
+    ("context_class", ContextClass),
+    ("requirement", Requirement),
+)
+
+
+def check_name(what: str, value: object) -> str:
+    """A node id or role name: non-empty, bounded, UTF-8, no control characters or edge spaces."""
+    if not isinstance(value, str) or not value:
+        raise GraphError(f"{what} must be a non-empty string, got {value!r}")
+    if len(value) > MAX_ID_CHARS:
+        raise GraphError(f"{what} {value[:40]!r}... has {len(value)} characters; at most {MAX_ID_CHARS} are allowed")
+    if value != value.strip() or _CONTROL.search(value):
+        raise GraphError(f"{what} {value!r} must not contain control characters or surrounding whitespace")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise GraphError(f"{what} {value!r} is not valid Unicode text (lone surrogate)") from None
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ContextNode:
+    """An immutable node of a context graph. Build it with :meth:`create`.
+
+    ``digest`` (sha256 of the UTF-8 content) and ``byte_size`` are derived, never passed.
+    Authority and trust are checked against the provenance ceilings; prose in the
+    content never changes them.
+    """
+
+    id: str
+    content: str = field(repr=False)
+    provenance: Provenance
+    authority: Authority
+    trust: Trust
+    context_class: ContextClass
+    requirement: Requirement
+    priority: int
+    token_estimate: int
+    recency: int
+    visible_to: frozenset[str] | None
+    dependencies: tuple[str, ...]
+    digest: str = field(init=False)
+    byte_size: int = field(init=False)
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        id: str,
+        content: str,
+        provenance: Provenance,
+        authority: Authority,
+        trust: Trust,
+        context_class: ContextClass,
+        requirement: Requirement,
+        token_estimate: int,
+        priority: int = 0,
+        recency: int = 0,
+        visible_to: Iterable[str] | None = None,
+        dependencies: Iterable[str] = (),
+    ) -> ContextNode:
+        """The checked constructor; raises ``GraphError`` naming the node and the problem."""
+        if visible_to is not None and not isinstance(visible_to, (str, bytes)):
+            visible_to = frozenset(visible_to)
+        if not isinstance(dependencies, (str, bytes)):
+            dependencies = tuple(dependencies)
+        return cls(
+            id=id,
+            content=content,
+            provenance=provenance,
+            authority=authority,
+            trust=trust,
+            context_class=context_class,
+            requirement=requirement,
+            priority=priority,
+            token_estimate=token_estimate,
+            recency=recency,
+            visible_to=visible_to,  # type: ignore[arg-type]
+            dependencies=dependencies,  # type: ignore[arg-type]
+        )
+
+    def __post_init__(self) -> None:
+        node_id = check_name("node id", self.id)
+        where = f"node {node_id!r}"
+        for name, enum_type in _ENUM_FIELDS:
+            if not isinstance(getattr(self, name), enum_type):
+                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(self, name)!r}")
+        problem = ceiling_violation(self.provenance, self.authority, self.trust)
+        if problem:
+            raise GraphError(f"{where}: {problem}")
+        data = self._checked_content(where)
+        _check_int(where, "token_estimate", self.token_estimate, 1, MAX_INT)
+        _check_int(where, "priority", self.priority, -MAX_INT - 1, MAX_INT)
+        _check_int(where, "recency", self.recency, 0, MAX_INT)
+        self._check_visible_to(where)
+        self._check_dependencies(where)
+        object.__setattr__(self, "digest", sha256_digest(data))
+        object.__setattr__(self, "byte_size", len(data))
+
+    def _checked_content(self, where: str) -> bytes:
+        content = self.content
+        if not isinstance(content, str) or not content:
+            raise GraphError(f"{where}: content must be a non-empty string")
+        if len(content) > MAX_CONTENT_BYTES:
+            raise GraphError(f"{where}: content has {len(content)} characters; at most {MAX_CONTENT_BYTES} bytes fit")
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise GraphError(
+                f"{where}: content is not valid Unicode text (lone surrogate at character {exc.start}); "
+                "decode the source as UTF-8 first"
+            ) from None
+        if len(data) > MAX_CONTENT_BYTES:
+            raise GraphError(f"{where}: content has {len(data)} UTF-8 bytes; at most {MAX_CONTENT_BYTES} are allowed")
+        return data
+
+    def _check_visible_to(self, where: str) -> None:
+        roles = self.visible_to
+        if roles is None:
+            return
+        if not isinstance(roles, frozenset):
+            raise GraphError(f"{where}: visible_to must be None or a frozenset of role names, got {roles!r}")
+        for role in roles:
+            check_name(f"{where}: visible_to role", role)
+
+    def _check_dependencies(self, where: str) -> None:
+        deps = self.dependencies
+        if not isinstance(deps, tuple):
+            raise GraphError(f"{where}: dependencies must be a tuple of node ids, got {deps!r}")
+        previous = None
+        for dep in deps:
+            if not isinstance(dep, str) or not dep:
+                raise GraphError(f"{where}: dependency {dep!r} must be a non-empty node id")
+            if dep == self.id:
+                raise GraphError(f"{where}: a node may not depend on itself")
+            if previous is not None and dep <= previous:
+                problem = "duplicate" if dep == previous else "unsorted"
+                raise GraphError(
+                    f"{where}: dependencies must be sorted and unique ({problem} {dep!r} after {previous!r}); "
+                    f"write them as {sorted(set(deps))!r}"
+                )
+            previous = dep
+
+    @property
+    def chars(self) -> int:
+        """Characters of content (the unit of the character bound)."""
+        return len(self.content)
+
+
+def _check_int(where: str, name: str, value: object, low: int, high: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise GraphError(f"{where}: {name} must be an integer, got {type(value).__name__} {value!r}")
+    if not low <= value <= high:
+        raise GraphError(f"{where}: {name} must be between {low} and {high}, got {value}")

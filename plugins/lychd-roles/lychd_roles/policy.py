@@ -1,0 +1,122 @@
+"""``roles.standard`` revision 1: what each role sees, and its read-only capability view.
+
+A policy grants nothing. It filters context classes and provenances, and lists the
+operation classes the core's table already allows; ``RoleProfile`` refuses anything
+more. The reviewer's and evaluator's context is fresh: no producer ancestry, hidden
+reasoning or rationale, no memory, history or compaction of the producer's run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lychd_core.errors import RolePolicyError
+from lychd_core.roles import RoleProfile
+from lychd_core.vocabulary import ContextClass, Operation, Provenance
+
+C = ContextClass
+P = Provenance
+O = Operation  # noqa: E741 - short alias keeps the table readable
+
+
+@dataclass(frozen=True, slots=True)
+class RoleView:
+    """One role's visible classes and provenances and its ordered capability view."""
+
+    classes: frozenset[ContextClass]
+    provenances: frozenset[Provenance]
+    operations: tuple[Operation, ...]
+
+
+_ALL_PROVENANCES = frozenset(Provenance)
+_PRODUCER_VIEW = frozenset(ContextClass) - {C.PRODUCER_REASONING}
+"""Producers see their own lineage and rationale, never a model's hidden reasoning."""
+
+_FRESH_VIEW = frozenset(
+    {
+        C.POLICY,
+        C.INSTRUCTION,
+        C.SPECIFICATION,
+        C.CANDIDATE,
+        C.SOURCE,
+        C.GATE_EVIDENCE,
+        C.FINDING,
+        C.ENVIRONMENT,
+        C.TOOL_OUTPUT,
+        C.CONTINUATION,
+        C.QUERY,
+    }
+)
+"""Specification, exact candidate, relevant source, gate evidence and prior findings."""
+
+_FRESH_PROVENANCES = _ALL_PROVENANCES - {P.MEMORY, P.DERIVED_COMPACTION}
+"""No memory-derived rationale and no summaries of the producer's run."""
+
+PROFILES: Mapping[str, RoleView] = MappingProxyType(
+    {
+        "writer": RoleView(_PRODUCER_VIEW, _ALL_PROVENANCES, (O.PROPOSE_CHANGE, O.READ_CONTEXT, O.RUN_CHECKS)),
+        "reviewer": RoleView(_FRESH_VIEW, _FRESH_PROVENANCES, (O.READ_CONTEXT, O.RECORD_FINDING)),
+        "fixer": RoleView(
+            _PRODUCER_VIEW,
+            _ALL_PROVENANCES,
+            (O.PROPOSE_CHANGE, O.READ_CONTEXT, O.RESOLVE_FINDING, O.RUN_CHECKS),
+        ),
+        "evaluator": RoleView(_FRESH_VIEW, _FRESH_PROVENANCES, (O.READ_CONTEXT, O.RECORD_EVALUATION, O.RUN_CHECKS)),
+        "evolution-agent": RoleView(_PRODUCER_VIEW, _ALL_PROVENANCES, (O.PROPOSE_HARNESS_CHANGE, O.READ_CONTEXT)),
+    }
+)
+
+RESTRICTED = RoleView(
+    frozenset({C.POLICY, C.INSTRUCTION, C.SPECIFICATION, C.ENVIRONMENT, C.CONTINUATION, C.QUERY}),
+    frozenset({P.SYSTEM, P.APPLICATION, P.USER, P.TOOL}),
+    (O.READ_CONTEXT,),
+)
+"""Every role not named above: policy, instructions, specification and its own exchange."""
+
+
+class StandardRolesOptions(BaseModel):
+    """Options narrow every profile further; none can widen one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hidden_classes: tuple[ContextClass, ...] = Field(
+        default=(),
+        description="Context classes hidden from every role, on top of each profile.",
+        examples=[["memory-evidence"]],
+    )
+    hidden_provenances: tuple[Provenance, ...] = Field(
+        default=(),
+        description="Provenances hidden from every role, on top of each profile.",
+        examples=[["external"]],
+    )
+
+
+class StandardRoles:
+    """The first-party role policy."""
+
+    name: ClassVar[str] = "roles.standard"
+    revision: ClassVar[int] = 1
+    options_model: ClassVar[type[BaseModel]] = StandardRolesOptions
+    roles: ClassVar[tuple[str, ...]] = tuple(PROFILES)
+
+    def profile(self, role: str, options: BaseModel) -> RoleProfile:
+        """The profile of ``role``; a role not named in :data:`PROFILES` gets :data:`RESTRICTED`."""
+        if not isinstance(options, StandardRolesOptions):
+            raise RolePolicyError(
+                f"{self.name} needs StandardRolesOptions, got {type(options).__name__}; "
+                "validate options with the policy's options_model"
+            )
+        if not isinstance(role, str):
+            raise RolePolicyError(f"a role name must be a string, got {type(role).__name__}")
+        view = PROFILES.get(role, RESTRICTED)
+        return RoleProfile(
+            role=role,
+            visible_classes=view.classes - frozenset(options.hidden_classes),
+            visible_provenances=view.provenances - frozenset(options.hidden_provenances),
+            capability_view=view.operations,
+        )
