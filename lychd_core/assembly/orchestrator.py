@@ -143,7 +143,7 @@ class ContextOrchestrator:
         if not isinstance(history, (list, tuple)):
             raise AssemblyError(f"history must be a list of messages, got {type(history).__name__}")
         role = role or self.config.assembly.role
-        memory_plan = memory.to_json() if isinstance(memory, RetrievalPlan) else None
+        memory_plan = memory.to_json(explain=False) if isinstance(memory, RetrievalPlan) else None
         memory = memory.evidence() if isinstance(memory, RetrievalPlan) else tuple(memory)
         bounds = assembly_bounds(self.config, grant, window, reserve_output)
         cpt = bounds.chars_per_token

@@ -1,0 +1,391 @@
+"""The embedded SQLite memory store.
+
+WAL journal, ``synchronous=FULL`` (an acknowledged write survives a crash), every write
+in one ``BEGIN IMMEDIATE`` transaction (several processes may write at once; the busy
+timeout makes them queue), append-only record revisions and tombstones. A write that
+fails for any reason rolls back whole: nothing is half-written. One store object per
+process or thread; open another for each.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from lychd_core.digests import sha256_digest
+from lychd_core.errors import MemoryStoreError
+from lychd_core.memory.bulk import cyclic_gc_paused
+from lychd_core.memory.codec import stored_record, stored_row
+from lychd_core.memory.errors import (
+    CorruptStoreError,
+    ForgottenMemoryError,
+    RevisionConflictError,
+    StoreClosedError,
+    StoreMissingError,
+    TombstoneMismatchError,
+    UnknownMemoryError,
+)
+from lychd_core.memory.index import MemoryIndex
+from lychd_core.memory.lifecycle import check_successor
+from lychd_core.memory.migrations import SQLITE_HEADER, prepare
+from lychd_core.memory.plan import RetrievalPlan
+from lychd_core.memory.query import MemoryQuery
+from lychd_core.memory.records import MemoryRecord
+from lychd_core.memory.sqlite_errors import store_errors
+from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
+
+_CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
+
+
+class SqliteMemoryStore:
+    """Durable records and tombstones, with a cached index over them. Use :meth:`open`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        self._writes = 0
+        self._index: MemoryIndex | None = None
+        self._index_at: tuple[int, int] | None = None
+
+    # --- opening ----------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True, busy_timeout_ms: int = 5_000) -> SqliteMemoryStore:
+        """Open (and with ``create``, create) the store; migrate an older schema.
+
+        Refuses a file that is not SQLite, an SQLite file of another application, and a
+        newer schema, without writing to any of them.
+        """
+        path = Path(path)
+        if path.is_dir():
+            raise MemoryStoreError(f"memory store path {path} is a directory; name a file")
+        if not path.exists():
+            if not create:
+                raise StoreMissingError(f"no memory store at {path}; add a memory first (lychd memory add FILE.json)")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif path.stat().st_size > 0:
+            with path.open("rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+            if header != SQLITE_HEADER:
+                raise CorruptStoreError(f"{path} is not an SQLite database (bad header); it was left untouched")
+        with store_errors(path, "open"):
+            conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
+        store = cls(conn, path)
+        try:
+            with store_errors(path, "open"):
+                conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                prepare(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @property
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreClosedError(f"memory store {self.path} is closed")
+        return self._conn
+
+    @property
+    def schema_version(self) -> int:
+        with store_errors(self.path, "read the schema version"):
+            return int(self._connection.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> SqliteMemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed whole, or rolled back whole."""
+        conn = self._connection
+        with store_errors(self.path, "start a write"):
+            conn.execute("BEGIN IMMEDIATE")
+        try:
+            with store_errors(self.path, "write"):
+                yield conn
+                conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._writes += 1
+
+    # --- reads ------------------------------------------------------------------
+
+    def _newest(self, table: str, columns: str, memory_ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """``(MAX(revision), *columns)`` of the newest row per id (SQLite takes bare columns from that row)."""
+        found: dict[str, tuple[Any, ...]] = {}
+        conn = self._connection
+        for start in range(0, len(memory_ids), _CHUNK):
+            chunk = memory_ids[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                f"SELECT memory_id, MAX(revision), {columns} FROM {table} "
+                f"WHERE memory_id IN ({marks}) GROUP BY memory_id",
+                chunk,
+            )
+            found.update((row[0], tuple(row[1:])) for row in rows)
+        return found
+
+    def _has_rows(self, table: str) -> bool:
+        return self._connection.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None
+
+    def _latest(self, memory_ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """Newest stored ``(revision, digest, body)`` per id."""
+        return self._newest("record_revisions", "digest, body", memory_ids)
+
+    def _stones(self, memory_ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """Highest tombstone ``(revision, prior_digest)`` per id."""
+        return self._newest("tombstones", "prior_digest", memory_ids)
+
+    def latest(self, memory_id: str) -> MemoryRecord | None:
+        """The newest stored revision of ``memory_id``, or ``None``."""
+        with store_errors(self.path, f"read memory {memory_id!r}"):
+            row = self._latest([memory_id]).get(memory_id)
+        return None if row is None else stored_record(row[2], row[1])
+
+    def records(self) -> tuple[MemoryRecord, ...]:
+        """Every stored revision in canonical (memory id, revision) order."""
+        with store_errors(self.path, "read records"):
+            rows = self._connection.execute(
+                "SELECT body, digest FROM record_revisions ORDER BY memory_id, revision"
+            ).fetchall()
+        return tuple(stored_record(body, digest) for body, digest in rows)
+
+    def tombstones(self) -> tuple[Tombstone, ...]:
+        """Every tombstone in canonical (memory id, revision) order."""
+        with store_errors(self.path, "read tombstones"):
+            rows = self._connection.execute(
+                "SELECT memory_id, revision, prior_digest, deleted_at, reason FROM tombstones "
+                "ORDER BY memory_id, revision"
+            ).fetchall()
+        return tuple(Tombstone(*row) for row in rows)
+
+    def view(self) -> ActiveView:
+        return replay(self.records(), self.tombstones())
+
+    def last_observation(self) -> int:
+        """The highest observation in the store (0 when empty): a deterministic default for "now"."""
+        with store_errors(self.path, "read observations"):
+            conn = self._connection
+            records = conn.execute("SELECT MAX(observed) FROM record_revisions").fetchone()[0]
+            stones = conn.execute("SELECT MAX(deleted_at) FROM tombstones").fetchone()[0]
+        return max(records or 0, stones or 0)
+
+    # --- writes -----------------------------------------------------------------
+
+    def add(self, record: MemoryRecord) -> bool:
+        """Store one revision; ``False`` when the identical revision is already stored."""
+        return self.add_many([record]) == 1
+
+    def add_many(self, records: Iterable[MemoryRecord]) -> int:
+        """Store revisions in one transaction (all or none); returns how many were new.
+
+        Each revision must follow the newest stored (or earlier in the batch) revision of
+        its id under :func:`check_successor`, and stay above any tombstone of its id.
+        """
+        batch = list(records)
+        for record in batch:
+            if not isinstance(record, MemoryRecord):
+                raise MemoryStoreError(f"add_many takes MemoryRecord values, got {type(record).__name__}")
+        if not batch:
+            return 0
+        ids = list({record.memory_id: None for record in batch})  # unique, in batch order
+        added = 0
+        with self._write() as conn:
+            # An empty table needs no per-id lookups (the common bulk import).
+            stored = self._latest(ids) if self._has_rows("record_revisions") else {}
+            stones = self._stones(ids) if self._has_rows("tombstones") else {}
+            newest: dict[str, MemoryRecord] = {}
+            repeats = len(ids) < len(batch)  # only then can a batch record follow another of its id
+
+            def rows() -> Iterator[tuple[str, int, str, int, str]]:
+                # Streamed into executemany: earlier rows of the batch are already inserted
+                # (and visible to _admit's lookups) when later ones are checked.
+                nonlocal added
+                for record in batch:
+                    known = record.memory_id in stones or record.memory_id in stored or record.memory_id in newest
+                    if not known or self._admit(record, stored, stones, newest):
+                        if repeats:
+                            newest[record.memory_id] = record
+                        added += 1
+                        yield stored_row(record)
+
+            conn.executemany(
+                "INSERT INTO record_revisions (memory_id, revision, digest, observed, body) VALUES (?, ?, ?, ?, ?)",
+                rows(),
+            )
+        return added
+
+    def _admit(
+        self,
+        record: MemoryRecord,
+        stored: dict[str, tuple[Any, ...]],
+        stones: dict[str, tuple[Any, ...]],
+        newest: dict[str, MemoryRecord],
+    ) -> bool:
+        memory_id = record.memory_id
+        stone = stones.get(memory_id)
+        if stone is not None and record.revision <= stone[0]:
+            if record.revision == stone[0] and record.digest != stone[1]:
+                raise TombstoneMismatchError(
+                    f"memory {memory_id!r} revision {record.revision} differs from the forgotten revision "
+                    f"(tombstone digest {stone[1]})"
+                )
+            raise ForgottenMemoryError(
+                f"memory {memory_id!r} was forgotten at revision {stone[0]}; a new record needs revision "
+                f"{stone[0] + 1} or later"
+            )
+        previous = newest.get(memory_id)
+        if previous is None and memory_id in stored:
+            _, digest, body = stored[memory_id]
+            previous = stored_record(body, digest)
+        if previous is None:
+            return True
+        if record.revision <= previous.revision:
+            row = self._connection.execute(
+                "SELECT digest FROM record_revisions WHERE memory_id = ? AND revision = ?",
+                (memory_id, record.revision),
+            ).fetchone()
+            held = None if row is None else row[0]
+            if held == record.digest:
+                return False  # the identical revision is already stored: adding is idempotent
+            if held is not None:
+                raise RevisionConflictError(
+                    f"memory {memory_id!r} revision {record.revision} is already stored with different content"
+                )
+        check_successor(previous, record)
+        return True
+
+    def transition(self, memory_id: str, change: Callable[[MemoryRecord], MemoryRecord]) -> MemoryRecord:
+        """Read the newest revision, apply ``change`` (e.g. ``lambda r: review(r, 9)``) and store the
+        result, all in one write transaction so no other writer can interleave."""
+        with self._write() as conn:
+            row = self._latest([memory_id]).get(memory_id)
+            if row is None:
+                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
+            previous = stored_record(row[2], row[1])
+            new = change(previous)
+            if not isinstance(new, MemoryRecord) or new.memory_id != memory_id:
+                raise MemoryStoreError(f"a transition of {memory_id!r} must return a revision of the same memory")
+            check_successor(previous, new)
+            conn.execute(
+                "INSERT INTO record_revisions (memory_id, revision, digest, observed, body) VALUES (?, ?, ?, ?, ?)",
+                stored_row(new),
+            )
+        return new
+
+    def forget(self, memory_id: str, reason: str, observation: int) -> Tombstone:
+        """Tombstone the newest revision and delete every stored revision of the id (content is not kept)."""
+        with self._write():
+            row = self._latest([memory_id]).get(memory_id)
+            if row is None:
+                if self._stones([memory_id]):
+                    raise ForgottenMemoryError(f"memory {memory_id!r} is already forgotten")
+                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
+            stone = forget(stored_record(row[2], row[1]), reason, observation)
+            self._insert_tombstone(stone)
+        self._checkpoint()
+        return stone
+
+    def add_tombstone(self, stone: Tombstone) -> bool:
+        """Store a tombstone made elsewhere (for example an import); ``False`` if already stored."""
+        with self._write() as conn:
+            held = conn.execute(
+                "SELECT prior_digest, deleted_at, reason FROM tombstones WHERE memory_id = ? AND revision = ?",
+                (stone.memory_id, stone.revision),
+            ).fetchone()
+            if held is not None:
+                if tuple(held) == (stone.prior_digest, stone.deleted_at, stone.reason):
+                    return False
+                raise RevisionConflictError(
+                    f"a different tombstone for memory {stone.memory_id!r} revision {stone.revision} is stored"
+                )
+            same = conn.execute(
+                "SELECT digest FROM record_revisions WHERE memory_id = ? AND revision = ?",
+                (stone.memory_id, stone.revision),
+            ).fetchone()
+            if same is not None and same[0] != stone.prior_digest:
+                raise TombstoneMismatchError(
+                    f"tombstone of memory {stone.memory_id!r} revision {stone.revision} names {stone.prior_digest}, "
+                    f"but the stored revision has digest {same[0]}"
+                )
+            self._insert_tombstone(stone)
+        self._checkpoint()
+        return True
+
+    def _insert_tombstone(self, stone: Tombstone) -> None:
+        conn = self._connection
+        conn.execute(
+            "INSERT INTO tombstones (memory_id, revision, prior_digest, deleted_at, reason) VALUES (?, ?, ?, ?, ?)",
+            (stone.memory_id, stone.revision, stone.prior_digest, stone.deleted_at, stone.reason),
+        )
+        conn.execute(
+            "DELETE FROM record_revisions WHERE memory_id = ? AND revision <= ?", (stone.memory_id, stone.revision)
+        )
+
+    def _checkpoint(self) -> None:
+        # Best effort: move the deletion into the main file so the WAL keeps no forgotten pages.
+        with suppress(sqlite3.Error):
+            self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # --- index and retrieval ----------------------------------------------------
+
+    def rebuild_index(self) -> MemoryIndex:
+        """Rebuild the index from the stored records and tombstones (and cache it)."""
+        with store_errors(self.path, "read the data version"):
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+        with cyclic_gc_paused():
+            index = MemoryIndex(self.view())
+        self._index, self._index_at = index, (version, self._writes)
+        return index
+
+    def index(self) -> MemoryIndex:
+        """The cached index, rebuilt when this or another connection has written since."""
+        with store_errors(self.path, "read the data version"):
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+        if self._index is None or self._index_at != (version, self._writes):
+            return self.rebuild_index()
+        return self._index
+
+    def query(self, query: MemoryQuery) -> RetrievalPlan:
+        """Retrieve through the (cached) index; the path ``lychd assemble`` uses."""
+        return self.index().retrieve(query)
+
+    def stats(self) -> dict[str, Any]:
+        index = self.index()
+        with store_errors(self.path, "count rows"):
+            conn = self._connection
+            revisions = conn.execute("SELECT count(*) FROM record_revisions").fetchone()[0]
+        return {
+            "path": str(self.path),
+            "schema_version": self.schema_version,
+            "revisions": revisions,
+            "last_observation": self.last_observation(),
+            "index_digest": index.digest,
+            **index.stats(),
+        }
+
+    def check(self) -> dict[str, Any]:
+        """``PRAGMA integrity_check`` plus every stored digest recomputed; raises on any fault."""
+        with store_errors(self.path, "check integrity"):
+            conn = self._connection
+            result = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+            rows = conn.execute("SELECT memory_id, revision, digest, body FROM record_revisions").fetchall()
+        if result != ["ok"]:
+            raise CorruptStoreError(f"memory store {self.path} fails integrity_check: {'; '.join(result[:5])}")
+        for memory_id, revision, digest, body in rows:
+            if sha256_digest(body.encode("utf-8")) != digest:
+                raise CorruptStoreError(f"memory {memory_id!r} revision {revision}: stored digest does not match")
+        return {"integrity": "ok", "revisions": len(rows)}

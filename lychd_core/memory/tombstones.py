@@ -1,0 +1,152 @@
+"""Forgetting and replay.
+
+``forget`` turns a record into a tombstone that keeps no content: only the memory id,
+the prior revision and digest, the deletion observation and a reason. ``replay`` folds
+records and tombstones into the canonical active view: the newest revision of each
+memory id, unless a tombstone at or above that revision dominates it. A record newer
+than the tombstone survives. Replay is independent of input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from lychd_core.digests import check_digest, json_digest
+from lychd_core.errors import MemoryRecordError
+from lychd_core.memory.checks import MAX_REASON_CHARS, check_id, check_observation, check_revision, check_text
+from lychd_core.memory.errors import RevisionConflictError, StaleObservationError, TombstoneMismatchError
+from lychd_core.memory.records import MemoryRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """Proof that a memory was forgotten, holding no content of it."""
+
+    memory_id: str
+    revision: int
+    prior_digest: str
+    deleted_at: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        check_id("tombstone memory_id", self.memory_id)
+        check_revision("tombstone revision", self.revision)
+        try:
+            check_digest(self.prior_digest)
+        except ValueError as exc:
+            raise MemoryRecordError(f"tombstone of {self.memory_id!r}: {exc}") from None
+        check_observation("tombstone deleted_at", self.deleted_at)
+        check_text("tombstone reason", self.reason, MAX_REASON_CHARS)
+
+    def dominates(self, record: MemoryRecord) -> bool:
+        return record.memory_id == self.memory_id and record.revision <= self.revision
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.memory_id,
+            "revision": self.revision,
+            "prior_digest": self.prior_digest,
+            "deleted_at": self.deleted_at,
+            "reason": self.reason,
+        }
+
+    @property
+    def digest(self) -> str:
+        return json_digest(self.to_json())
+
+    @classmethod
+    def from_json(cls, data: Any) -> Tombstone:
+        keys = {"id", "revision", "prior_digest", "deleted_at", "reason"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise MemoryRecordError(f"a tombstone is an object with exactly the keys {sorted(keys)}, got {data!r}")
+        return cls(data["id"], data["revision"], data["prior_digest"], data["deleted_at"], data["reason"])
+
+
+def forget(record: MemoryRecord, reason: str, observation: int) -> Tombstone:
+    """The tombstone that forgets ``record`` (and every earlier revision of its id)."""
+    check_observation("forget observation", observation)
+    if observation <= record.observed:
+        raise StaleObservationError(
+            f"cannot forget memory {record.memory_id!r} at observation {observation}: revision {record.revision} "
+            f"was observed at {record.observed}; the deletion must come after it"
+        )
+    return Tombstone(record.memory_id, record.revision, record.digest, observation, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveView:
+    """The canonical active view: what retrieval and the index are defined over."""
+
+    records: tuple[MemoryRecord, ...]
+    """Newest surviving revision per memory id, in id order."""
+    tombstones: tuple[Tombstone, ...]
+    """The dominating (highest) tombstone per memory id, in id order."""
+    older: tuple[MemoryRecord, ...]
+    """Input records replaced by a newer revision of the same id (not dominated by a tombstone)."""
+    forgotten: tuple[MemoryRecord, ...]
+    """Input records dominated by a tombstone."""
+
+    @property
+    def digest(self) -> str:
+        return view_digest(self.records)
+
+
+def view_digest(records: Iterable[MemoryRecord]) -> str:
+    """Digest of an active set: ``[id, revision, digest]`` per record, in the given (id) order."""
+    return json_digest([[r.memory_id, r.revision, r.digest] for r in records])
+
+
+def canonical_tombstones(tombstones: Iterable[Tombstone]) -> dict[str, Tombstone]:
+    """The highest tombstone per id; two different tombstones at one revision conflict."""
+    best: dict[str, Tombstone] = {}
+    for stone in tombstones:
+        held = best.get(stone.memory_id)
+        if held is None or stone.revision > held.revision:
+            best[stone.memory_id] = stone
+        elif stone.revision == held.revision and stone != held:
+            raise RevisionConflictError(
+                f"two different tombstones forget memory {stone.memory_id!r} at revision {stone.revision}"
+            )
+    return best
+
+
+def replay(records: Iterable[MemoryRecord], tombstones: Iterable[Tombstone] = ()) -> ActiveView:
+    """Fold records and tombstones into the canonical active view (order-independent)."""
+    stones = canonical_tombstones(tombstones)
+    by_identity: dict[tuple[str, int], MemoryRecord] = {}
+    for record in records:
+        key = (record.memory_id, record.revision)
+        held = by_identity.get(key)
+        if held is None:
+            by_identity[key] = record
+        elif held.digest != record.digest:
+            raise RevisionConflictError(
+                f"memory {record.memory_id!r} revision {record.revision} appears twice with different content "
+                f"({held.digest} and {record.digest})"
+            )
+    active: dict[str, MemoryRecord] = {}
+    older: list[MemoryRecord] = []
+    forgotten: list[MemoryRecord] = []
+    for key in sorted(by_identity):
+        record = by_identity[key]
+        stone = stones.get(record.memory_id)
+        if stone is not None and stone.revision == record.revision and stone.prior_digest != record.digest:
+            raise TombstoneMismatchError(
+                f"tombstone of memory {record.memory_id!r} at revision {record.revision} names digest "
+                f"{stone.prior_digest}, but the record at that revision has digest {record.digest}"
+            )
+        if stone is not None and stone.dominates(record):
+            forgotten.append(record)
+            continue
+        previous = active.get(record.memory_id)
+        if previous is not None:
+            older.append(previous)
+        active[record.memory_id] = record  # keys are sorted, so the last revision wins
+    return ActiveView(
+        records=tuple(active.values()),  # first insertion per id happened in id order
+        tombstones=tuple(stones[memory_id] for memory_id in sorted(stones)),
+        older=tuple(older),
+        forgotten=tuple(forgotten),
+    )
