@@ -49,6 +49,7 @@ class Lineage(BaseModel):
     profile: str | None = Field(default=None, description="Exact 'name@revision' of the producing plugin.")
     parser_version: str | None = None
     omissions: tuple[Omission, ...] = ()
+    tags: tuple[str, ...] = Field(default=(), description="Caller-supplied lineage tags of the source reference.")
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

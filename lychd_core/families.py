@@ -80,7 +80,12 @@ ProjectionOutcome = Projected | Unavailable
 
 
 class ProjectionProfile(Plugin, Protocol):
-    """Projects one material of an accepted media type into text plus facts."""
+    """Projects one material of an accepted media type into text plus facts.
+
+    The outcome must depend only on the bytes, media type, bounds and options — never
+    on ``SourceMaterial.path`` — because the projection cache shares entries across
+    paths with the same content.
+    """
 
     @property
     def media_types(self) -> frozenset[str]: ...

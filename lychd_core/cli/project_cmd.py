@@ -1,0 +1,162 @@
+"""``lychd project PATH...``: project files or directories and summarize what happened."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.rule import Rule
+from rich.table import Table
+
+from lychd_core.cli.output import add_json_flag, console, emit_json, plain
+from lychd_core.config import LychdConfig, default_config, load_config
+from lychd_core.errors import MaterialError
+from lychd_core.materials import MaterialNotFoundError, MaterialRef, Workspace
+from lychd_core.projection import Contribution, Projector
+from lychd_core.projection_cache import ProjectionCache
+from lychd_core.registry import get_registry
+from lychd_core.walk import walk_files
+
+PROGRESS_THRESHOLD = 20
+SHOWN_UNAVAILABLE = 50
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "project",
+        help="project files or directories through the configured profiles",
+        description="Project files (directories are walked honoring .gitignore) and summarize: projected, "
+        "cached, unavailable with reasons. Every file is an optional reference pinned to its current digest.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories inside the workspace")
+    parser.add_argument("--config", help="TOML configuration (default: the embedded default configuration)")
+    parser.add_argument("--workspace", default=".", help="workspace root (default: the current directory)")
+    parser.add_argument("--processes", type=int, default=1, help="worker processes for bulk projection")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the projection cache")
+    parser.add_argument("--show", action="store_true", help="also print each projected text (and include it in JSON)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def collect_paths(workspace: Workspace, config: LychdConfig, arguments: list[str]) -> tuple[list[str], list[Any]]:
+    """Workspace-relative files named or found under the arguments, plus unreadable directories."""
+    state_dir = config.stores.path_of(config.stores.projection_cache, workspace.root).parent
+    files: dict[str, None] = {}
+    unreadable: list[tuple[str, str]] = []
+    for argument in arguments:
+        relative = workspace.relative(argument)
+        path = workspace.root / relative if relative != "." else workspace.root
+        if path.is_dir() and not path.is_symlink():
+            found = walk_files(path, workspace.root, skip=(state_dir,))
+            files.update(dict.fromkeys(found.files))
+            unreadable.extend(found.unreadable)
+        elif path.exists() or path.is_symlink():
+            files[relative] = None
+        else:
+            raise MaterialNotFoundError(f"{argument}: no such file or directory")
+    return list(files), unreadable
+
+
+def _refs(workspace: Workspace, paths: list[str]) -> tuple[list[MaterialRef], dict[str, str]]:
+    refs: list[MaterialRef] = []
+    refused: dict[str, str] = {}
+    for path in paths:
+        try:
+            refs.append(MaterialRef.for_current(workspace, path, required=False))
+        except MaterialError as exc:  # escapes, special files, oversized: reported, never a crash
+            refused[path] = f"{type(exc).__name__}: {exc}"
+    return refs, refused
+
+
+@contextmanager
+def _progress(total: int, enabled: bool) -> Iterator[Any]:
+    if not enabled:
+        yield None
+        return
+    columns = (TextColumn("projecting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("project", total=total)
+        yield lambda done: bar.advance(task, done)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config) if args.config else default_config()
+    workspace = Workspace(args.workspace)
+    paths, unreadable = collect_paths(workspace, config, args.paths)
+    refs, refused = _refs(workspace, paths)
+    cache = None
+    if not args.no_cache:
+        cache = ProjectionCache(config.stores.path_of(config.stores.projection_cache, workspace.root))
+    projector = Projector(config, get_registry(), workspace, cache)
+    show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
+    try:
+        with _progress(len(refs), show_bar) as advance:
+            contributions = projector.project_many(refs, processes=args.processes, progress=advance)
+    finally:
+        if cache is not None:
+            cache.close()
+    items = [_item(c, args.show) for c in contributions]
+    items.extend({"path": path, "status": "unavailable", "reason": reason} for path, reason in refused.items())
+    items.extend(
+        {"path": path, "status": "unavailable", "reason": f"unreadable directory: {why}"} for path, why in unreadable
+    )
+    items.sort(key=lambda item: item["path"])
+    counts = Counter(item["status"] for item in items)
+    summary = {"total": len(items), **{status: counts[status] for status in ("projected", "cached", "unavailable")}}
+    if args.json:
+        emit_json({"workspace": str(workspace.root), "summary": summary, "items": items})
+        return 0
+    if args.show:
+        _print_texts(items)
+    _print_summary(summary, items)
+    return 0
+
+
+def _item(contribution: Contribution, show: bool) -> dict[str, Any]:
+    block = contribution.block
+    item: dict[str, Any] = {
+        "path": contribution.ref.source,
+        "status": "unavailable" if block is None else ("cached" if contribution.cached else "projected"),
+        "media_type": contribution.media_type,
+        "profile": contribution.profile_pin,
+        "reason": contribution.unavailable,
+    }
+    if block is not None:
+        item.update(key=block.key, content_hash=block.content_hash, characters=len(block.text))
+        if show:
+            item["text"] = block.text
+    return item
+
+
+def _print_texts(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if "text" in item:
+            console.print(Rule(plain(f"{item['path']}  ({item['profile']})"), align="left"))
+            console.print(plain(item["text"]), soft_wrap=True)
+
+
+def _print_summary(summary: dict[str, int], items: list[dict[str, Any]]) -> None:
+    table = Table(title="lychd project")
+    table.add_column("status")
+    table.add_column("files", justify="right")
+    for status in ("projected", "cached", "unavailable"):
+        table.add_row(status, str(summary[status]))
+    table.add_row("total", str(summary["total"]), style="bold")
+    console.print(table)
+    unavailable = [item for item in items if item["status"] == "unavailable"]
+    if not unavailable:
+        return
+    reasons = Table(title="unavailable")
+    reasons.add_column("path")
+    reasons.add_column("media type")
+    reasons.add_column("reason")
+    for item in unavailable[:SHOWN_UNAVAILABLE]:
+        reasons.add_row(plain(item["path"]), plain(item.get("media_type") or "-"), plain(item["reason"] or ""))
+    console.print(reasons)
+    if len(unavailable) > SHOWN_UNAVAILABLE:
+        console.print(f"... and {len(unavailable) - SHOWN_UNAVAILABLE} more unavailable (see --json)")

@@ -1,0 +1,303 @@
+"""Digest-bound material references and the workspace boundary that reads them.
+
+A :class:`MaterialRef` names one workspace-relative file (or an immutable artifact by
+digest) with the content digest the caller expects; it carries no bytes. A
+:class:`Workspace` resolves it: relative POSIX paths only, no ``..``, symlinks resolved
+and refused when they leave the root, special files refused, the size checked before
+reading, and the digest verified, so a changed file refuses instead of projecting new
+content. Every refusal is a :class:`~lychd_core.errors.MaterialError` subclass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lychd_core.digests import is_digest, sha256_digest
+from lychd_core.errors import MaterialError, MediaTypeError
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.media import MediaDecision, detect_media_type, normalize_media_type
+
+ARTIFACT_PREFIX = "artifact:"
+CURRENT_DIGEST_LIMIT = 256 * 1024 * 1024
+"""Largest file :meth:`MaterialRef.for_current` will hash when no byte bound is given."""
+_PIN_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*@[1-9][0-9]*$")
+
+
+class MaterialScopeError(MaterialError):
+    """The reference points outside the workspace (absolute, ``..``, symlink escape): always raised."""
+
+
+class MaterialRefError(MaterialError):
+    """A material reference is malformed (bad digest, path syntax, pin or bound)."""
+
+
+class MaterialNotFoundError(MaterialError):
+    """The referenced file or artifact does not exist."""
+
+
+class SpecialFileError(MaterialError):
+    """The path is a directory, FIFO, device, socket or other non-regular file."""
+
+
+class MaterialTooLargeError(MaterialError):
+    """The material is over its byte bound; it was not read."""
+
+
+class DigestMismatchError(MaterialError):
+    """The material's content differs from the digest the reference expects."""
+
+
+def check_relative_path(path: str) -> tuple[str, ...]:
+    """The components of a canonical workspace-relative POSIX path, or a typed refusal."""
+    if not path:
+        raise MaterialRefError("material path is empty; give a workspace-relative path like 'src/app.py'")
+    if "\x00" in path:
+        raise MaterialRefError(f"material path {path!r} contains a NUL character")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        raise MaterialScopeError(f"material path {path!r} is absolute; give a path relative to the workspace root")
+    if "\\" in path:
+        raise MaterialRefError(f"material path {path!r} contains a backslash; use '/' as the separator")
+    parts = tuple(path.split("/"))
+    if ".." in parts:
+        raise MaterialScopeError(f"material path {path!r} climbs out with '..'; paths stay inside the workspace")
+    if any(part in ("", ".") for part in parts):
+        raise MaterialRefError(f"material path {path!r} is not canonical (empty or '.' component); write it plainly")
+    return parts
+
+
+class MaterialRef(BaseModel):
+    """An explicit, attributed reference to one material; it carries no bytes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str | None = Field(
+        default=None, description="Workspace-relative POSIX path; None for an artifact named by its digest."
+    )
+    digest: str = Field(description="Expected content digest, 'sha256:<hex>'.")
+    required: bool = Field(default=True, description="Whether failing to project this material fails the placement.")
+    max_bytes: int | None = Field(default=None, gt=0, description="Byte bound; None takes the config default.")
+    max_chars: int | None = Field(default=None, gt=0, description="Character bound; None takes the config default.")
+    label: PrivatizationLabel = Field(default_factory=PrivatizationLabel.restricted_unknown)
+    lineage: tuple[str, ...] = Field(default=(), description="Caller-supplied lineage tags.")
+    profile: str | None = Field(default=None, description="Exact 'name@revision' the rule must select, if given.")
+    media_type: str | None = Field(default=None, description="Pinned media type (binary content still refuses).")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _ref_error(exc) from None
+
+    @classmethod
+    def from_json(cls, data: Any) -> MaterialRef:
+        """Validate a JSON-like mapping; problems become a typed :class:`MaterialRefError`."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise _ref_error(exc) from None
+
+    @field_validator("digest")
+    @classmethod
+    def _digest(cls, value: str) -> str:
+        if not is_digest(value):
+            raise ValueError(f"expected a digest like 'sha256:<64 lowercase hex>', got {value!r}")
+        return value
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_relative_path(value)
+        return value
+
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, value: str | None) -> str | None:
+        if value is not None and not _PIN_RE.match(value):
+            raise ValueError(f"profile pin {value!r} must be exactly 'name@revision', e.g. 'structure.python@1'")
+        return value
+
+    @field_validator("media_type")
+    @classmethod
+    def _media_type(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalize_media_type(value)
+        except MediaTypeError as exc:
+            raise ValueError(str(exc)) from None
+
+    @property
+    def source(self) -> str:
+        """The path, or ``artifact:<digest>`` for an artifact reference."""
+        return self.path if self.path is not None else ARTIFACT_PREFIX + self.digest
+
+    @classmethod
+    def for_current(cls, workspace: Workspace, path: str, **fields: Any) -> MaterialRef:
+        """A reference pinned to the file's current digest (for tools such as the CLI)."""
+        limit = fields.get("max_bytes") or CURRENT_DIGEST_LIMIT
+        return cls(path=path, digest=workspace.current_digest(path, limit), **fields)
+
+
+def _ref_error(exc: ValidationError) -> MaterialError:
+    for error in exc.errors():
+        cause = error.get("ctx", {}).get("error")
+        if isinstance(cause, MaterialError):
+            return cause
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'ref'}: {e['msg']}" for e in exc.errors())
+    return MaterialRefError(f"invalid material reference: {problems}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedMaterial:
+    """Verified bytes of one material, with its decided media type."""
+
+    path: str
+    data: bytes
+    digest: str
+    media: MediaDecision
+
+
+_OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class Workspace:
+    """The boundary through which material is read: one root directory (plus an artifact store)."""
+
+    def __init__(self, root: Path | str, artifacts: Path | str | None = None) -> None:
+        try:
+            self.root = Path(root).resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            raise MaterialNotFoundError(f"workspace root {root} cannot be resolved: {exc}") from None
+        if not self.root.is_dir():
+            raise SpecialFileError(f"workspace root {self.root} is not a directory")
+        self.artifacts = None if artifacts is None else Path(artifacts).resolve()
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    # --- paths -------------------------------------------------------------------
+
+    def relative(self, path: Path | str) -> str:
+        """Workspace-relative POSIX form of a filesystem path (absolute or relative to the cwd)."""
+        absolute = Path(os.path.abspath(path))
+        if absolute != self.root:  # resolve the directories (not the file itself, which may be a symlink)
+            absolute = absolute.parent.resolve() / absolute.name
+        try:
+            return absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            raise MaterialScopeError(f"{path} is outside the workspace {self.root}") from None
+
+    def _resolve(self, path: str) -> tuple[str, ...]:
+        """Components of the real path under the root; symlinks may not leave it."""
+        parts = check_relative_path(path)
+        target = self.root.joinpath(*parts)
+        try:
+            real = target.resolve(strict=True)
+        except FileNotFoundError:
+            raise MaterialNotFoundError(f"{path}: no such file in the workspace {self.root}") from None
+        except RuntimeError:  # Python 3.11 reports a symlink loop this way
+            raise MaterialScopeError(f"{path}: symlink loop") from None
+        except OSError as exc:
+            raise MaterialScopeError(f"{path}: cannot be resolved ({exc.strerror or exc})") from None
+        if real == self.root:
+            raise SpecialFileError(f"{path}: is the workspace root, not a file")
+        if self.root not in real.parents:
+            raise MaterialScopeError(f"{path}: resolves to {real}, outside the workspace {self.root} (symlink)")
+        return real.relative_to(self.root).parts
+
+    def _open(self, base: Path, parts: tuple[str, ...], shown: str) -> int:
+        """Open the file component by component, never following a symlink swapped in meanwhile."""
+        fd = os.open(base, _OPEN_DIR)
+        try:
+            for part in parts[:-1]:
+                next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
+                os.close(fd)
+                fd = next_fd
+            return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+        except FileNotFoundError:
+            raise MaterialNotFoundError(f"{shown}: no such file") from None
+        except OSError as exc:
+            raise MaterialScopeError(f"{shown}: changed while being opened ({exc.strerror or exc})") from None
+        finally:
+            os.close(fd)
+
+    def _read_fd(self, fd: int, max_bytes: int, shown: str) -> bytes:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                kind = "directory" if stat.S_ISDIR(info.st_mode) else "special file (FIFO, device or socket)"
+                raise SpecialFileError(f"{shown}: is a {kind}; only regular files are material")
+            if info.st_size > max_bytes:
+                raise MaterialTooLargeError(f"{shown}: {info.st_size} bytes, over the bound of {max_bytes}")
+            chunks: list[bytes] = []
+            size = 0
+            while size <= max_bytes:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > max_bytes:
+                raise MaterialTooLargeError(f"{shown}: grew past the bound of {max_bytes} bytes while being read")
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def read_bytes(self, path: str, max_bytes: int) -> bytes:
+        """The bytes of a workspace file after every scope, kind and size check (no digest check)."""
+        parts = self._resolve(path)
+        return self._read_fd(self._open(self.root, parts, path), max_bytes, path)
+
+    def current_digest(self, path: str, max_bytes: int = CURRENT_DIGEST_LIMIT) -> str:
+        """Digest of a workspace file's current content."""
+        return sha256_digest(self.read_bytes(path, max_bytes))
+
+    # --- artifacts ---------------------------------------------------------------
+
+    def put_artifact(self, data: bytes) -> str:
+        """Store immutable bytes in the artifact store; returns their digest."""
+        if self.artifacts is None:
+            raise MaterialError("this workspace has no artifact store; pass artifacts=DIR to Workspace")
+        digest = sha256_digest(data)
+        target = self.artifacts / "sha256" / digest.removeprefix("sha256:")
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            temporary.write_bytes(data)
+            temporary.replace(target)
+        return digest
+
+    def _read_artifact(self, digest: str, max_bytes: int) -> bytes:
+        shown = ARTIFACT_PREFIX + digest
+        if self.artifacts is None:
+            raise MaterialNotFoundError(f"{shown}: this workspace has no artifact store")
+        hexdigest = digest.removeprefix("sha256:")
+        return self._read_fd(self._open(self.artifacts, ("sha256", hexdigest), shown), max_bytes, shown)
+
+    # --- references --------------------------------------------------------------
+
+    def read_verified(self, ref: MaterialRef, max_bytes: int) -> tuple[bytes, str]:
+        """The referenced bytes and their digest after scope, kind, size and digest checks."""
+        data = self._read_artifact(ref.digest, max_bytes) if ref.path is None else self.read_bytes(ref.path, max_bytes)
+        digest = sha256_digest(data)
+        if digest != ref.digest:
+            raise DigestMismatchError(
+                f"{ref.source}: content digest is {digest}, but the reference expects {ref.digest}; "
+                "the material changed since it was referenced (re-reference it to use the new content)"
+            )
+        return data, digest
+
+    def read(self, ref: MaterialRef, max_bytes: int) -> ResolvedMaterial:
+        """Resolve ``ref``: scope, kind, size, digest and media type, or a typed refusal."""
+        data, digest = self.read_verified(ref, max_bytes)
+        media = detect_media_type(ref.path or "", data, ref.media_type)
+        return ResolvedMaterial(ref.source, data, digest, media)
