@@ -57,7 +57,7 @@ def test_character_cap_keeps_only_groups_that_fit_and_never_splits_one() -> None
     kept = assembled.history
     assert kept_is_suffix_of_complete_groups(history, kept)
     assert 1 <= len(group_messages(kept)) <= 4
-    assert assembled.governed.used_chars <= cap
+    assert assembled.used_chars <= cap
     omitted = [e for e in assembled.plan.explanations.values() if not e.selected]
     assert omitted, "the first group that does not fit is explained, not silently dropped"
 
@@ -97,7 +97,7 @@ def test_generation_window_takes_precedence_over_the_spec() -> None:
     grant = Grant(grant_id="g1", capability_key="m", max_context=1_000, spec_max_context=100_000)
     assembled = orchestrator().assemble(run_id="r", session_id="s", query="q", grant=grant, reserve_output=100)
     assert assembled.window == 1_000
-    assert assembled.governed.char_cap == 3_000  # min(96,000, 3 x 1,000)
+    assert assembled.bounds.char_cap == 3_000  # min(96,000, 3 x 1,000)
     spec_only = Grant(grant_id="g2", capability_key="m", spec_max_context=10_000)
     assert orchestrator().assemble(run_id="r2", session_id="s", query="q", grant=spec_only).window == 10_000
 
@@ -170,5 +170,5 @@ def test_kept_history_is_always_a_bounded_suffix_of_complete_groups(
     kept = assembled.history
     assert kept_is_suffix_of_complete_groups(history, kept)
     assert len(group_messages(kept)) <= max(turn_window, 0)
-    assert assembled.governed.used_chars <= cap
+    assert assembled.used_chars <= cap
     check_tool_pairing(kept, "kept")

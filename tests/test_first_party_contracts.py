@@ -6,12 +6,13 @@ proves that whatever the registry holds right now honours them.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lychd_core.families import PluginFamily
-from lychd_core.registry import get_registry
+from lychd_core.registry import Registry, get_registry
 from lychd_core.testing import (
     CompressorContract,
     PrivacyProfileContract,
@@ -51,3 +52,9 @@ for _entry in get_registry().all():
 def test_first_party_plugins_are_installed_and_registered() -> None:
     distributions = {entry.distribution for entry in get_registry().all()}
     assert distributions >= FIRST_PARTY
+
+
+def test_pytest11_fixtures_reach_every_test_session(lychd_registry: Registry, lychd_workspace: Path) -> None:
+    """Installing lychd-core registers its fixtures through the pytest11 entry point."""
+    assert "roles.standard" in lychd_registry.names(PluginFamily.ROLE_POLICY)
+    assert lychd_workspace.is_dir() and not any(lychd_workspace.iterdir())

@@ -1,15 +1,16 @@
 """Context assembly: the Stable Floor, bounded history, continuation and query."""
 
-from lychd_core.assembly.context import AssembledContext, Governed, Unexplained
+from lychd_core.assembly.bounds import AssemblyBounds
+from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentSnapshots, Grant, environment_block, environment_key
 from lychd_core.assembly.orchestrator import ContextOrchestrator
 from lychd_core.governors import request_input_limit
 
 __all__ = [
     "AssembledContext",
+    "AssemblyBounds",
     "ContextOrchestrator",
     "EnvironmentSnapshots",
-    "Governed",
     "Grant",
     "Unexplained",
     "environment_block",

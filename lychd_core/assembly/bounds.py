@@ -13,6 +13,8 @@ from lychd_core.graph import SelectionBounds, TokenBudget
 
 @dataclass(frozen=True, slots=True)
 class AssemblyBounds:
+    """The bounds one assembly is checked against."""
+
     window: int | None
     reserve_output: int
     protocol_overhead: int
@@ -20,6 +22,17 @@ class AssemblyBounds:
     turn_window: int
     chars_per_token: int
     budget: TokenBudget
+
+    def to_json(self) -> dict[str, int | None]:
+        return {
+            "window": self.window,
+            "reserve_output": self.reserve_output,
+            "protocol_overhead": self.protocol_overhead,
+            "char_cap": self.char_cap,
+            "turn_window": self.turn_window,
+            "chars_per_token": self.chars_per_token,
+            "usable_tokens": self.budget.usable,
+        }
 
     @property
     def selection(self) -> SelectionBounds:

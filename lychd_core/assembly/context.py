@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.blocks import Block, Layer
 from lychd_core.floor import render_floor
 from lychd_core.graph import RenderPlan, SelectionPlan, render
@@ -23,32 +24,6 @@ class Unexplained:
         return {"what": self.what, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
-class Governed:
-    """The bounds this assembly was checked against."""
-
-    window: int | None
-    reserve_output: int
-    protocol_overhead: int
-    char_cap: int
-    turn_window: int
-    chars_per_token: int
-    required_chars: int
-    used_chars: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "window": self.window,
-            "reserve_output": self.reserve_output,
-            "protocol_overhead": self.protocol_overhead,
-            "char_cap": self.char_cap,
-            "turn_window": self.turn_window,
-            "chars_per_token": self.chars_per_token,
-            "required_chars": self.required_chars,
-            "used_chars": self.used_chars,
-        }
-
-
 @dataclass(frozen=True)
 class AssembledContext:
     """Ordered floor blocks, bounded history, continuation and query, with every explanation.
@@ -65,7 +40,10 @@ class AssembledContext:
     prefix_digest: str
     query: str
     label: PrivatizationLabel
-    governed: Governed
+    bounds: AssemblyBounds
+    required_chars: int
+    """Characters reserved first: floor, query and continuation."""
+    used_chars: int
     plan: SelectionPlan
     history_start: int
     """Index in the caller's history of the oldest kept message (len(history) keeps none)."""
@@ -79,7 +57,7 @@ class AssembledContext:
     @property
     def window(self) -> int | None:
         """The known context window, in tokens."""
-        return self.governed.window
+        return self.bounds.window
 
     @property
     def history(self) -> list[Message]:
@@ -122,7 +100,11 @@ class AssembledContext:
             "continuation": self.continuation,
             "query": self.query,
             "window": self.window,
-            "governed": self.governed.to_json(),
+            "governed": {
+                **self.bounds.to_json(),
+                "required_chars": self.required_chars,
+                "used_chars": self.used_chars,
+            },
             "layer_chars": dict(sorted(self.layer_chars.items())),
             "label": self.label.to_json(),
             "plan": self.plan.to_json(),

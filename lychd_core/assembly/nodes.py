@@ -9,7 +9,6 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.graph import ContextNode
@@ -21,32 +20,65 @@ PRIORITY_CODEX = 30
 PRIORITY_MEMORY = 20
 PRIORITY_HISTORY = 10
 
-PartKind = Literal["floor", "query", "continuation", "history", "memory"]
-
 
 @dataclass(frozen=True, slots=True)
-class FloorKind:
+class NodeKind:
+    """The checked metadata a kind of input carries; prose in content never changes it."""
+
     provenance: Provenance
     authority: Authority
     trust: Trust
     context_class: ContextClass
 
 
-FLOOR_KINDS: dict[Layer, FloorKind] = {
-    Layer.IDENTITY: FloorKind(Provenance.SYSTEM, Authority.SYSTEM_POLICY, Trust.TRUSTED, ContextClass.POLICY),
-    Layer.CODEX: FloorKind(Provenance.REPOSITORY, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.SOURCE),
-    Layer.ENVIRONMENT: FloorKind(
+FLOOR_KINDS: dict[Layer, NodeKind] = {
+    Layer.IDENTITY: NodeKind(Provenance.SYSTEM, Authority.SYSTEM_POLICY, Trust.TRUSTED, ContextClass.POLICY),
+    Layer.CODEX: NodeKind(Provenance.REPOSITORY, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.SOURCE),
+    Layer.ENVIRONMENT: NodeKind(
         Provenance.APPLICATION, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.ENVIRONMENT
     ),
-    Layer.KARMA: FloorKind(
+    Layer.KARMA: NodeKind(
         Provenance.APPLICATION, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.MEMORY_EVIDENCE
     ),
 }
+# Memory is quoted, non-authoritative, untrusted evidence: never policy, never a capability.
+MEMORY = NodeKind(Provenance.MEMORY, Authority.NON_AUTHORITATIVE, Trust.UNTRUSTED, ContextClass.MEMORY_EVIDENCE)
+QUERY = NodeKind(Provenance.USER, Authority.USER_INSTRUCTION, Trust.TRUSTED, ContextClass.QUERY)
+CONTINUATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.CONTINUATION)
+HISTORY = NodeKind(Provenance.AGENT, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.HISTORY)
 
 
 def estimate_tokens(chars: int, chars_per_token: int) -> int:
     """Conservative: ceil(chars / chars_per_token), at least one."""
     return max(1, -(-chars // chars_per_token))
+
+
+def make_node(
+    node_id: str,
+    content: str,
+    kind: NodeKind,
+    chars_per_token: int,
+    *,
+    required: bool,
+    priority: int = 0,
+    recency: int = 0,
+    token_estimate: int = 0,
+    dependencies: tuple[str, ...] = (),
+) -> ContextNode:
+    return ContextNode.create(
+        id=node_id,
+        content=content,
+        provenance=kind.provenance,
+        authority=kind.authority,
+        trust=kind.trust,
+        context_class=kind.context_class,
+        requirement=Requirement.REQUIRED if required else Requirement.OPTIONAL,
+        priority=priority,
+        token_estimate=max(token_estimate, estimate_tokens(len(content), chars_per_token)),
+        recency=recency,
+        visible_to=None,
+        dependencies=dependencies,
+    )
 
 
 def floor_node_id(block: Block) -> str:
@@ -55,92 +87,40 @@ def floor_node_id(block: Block) -> str:
 
 def floor_node(block: Block, *, required: bool, chars_per_token: int) -> ContextNode:
     kind = FLOOR_KINDS[block.layer]
-    return ContextNode.create(
-        id=floor_node_id(block),
-        content=block.text,
-        provenance=kind.provenance,
-        authority=kind.authority,
-        trust=kind.trust,
-        context_class=kind.context_class,
-        requirement=Requirement.REQUIRED if required else Requirement.OPTIONAL,
-        priority=PRIORITY_CODEX,
-        token_estimate=estimate_tokens(len(block.text), chars_per_token),
-        recency=0,
-        visible_to=None,
-        dependencies=(),
+    return make_node(
+        floor_node_id(block), block.text, kind, chars_per_token, required=required, priority=PRIORITY_CODEX
     )
 
 
 def memory_node(node_id: str, text: str, token_estimate: int, chars_per_token: int) -> ContextNode:
-    """Memory is quoted, non-authoritative, untrusted evidence: never policy, never a capability."""
-    return ContextNode.create(
-        id=node_id,
-        content=text,
-        provenance=Provenance.MEMORY,
-        authority=Authority.NON_AUTHORITATIVE,
-        trust=Trust.UNTRUSTED,
-        context_class=ContextClass.MEMORY_EVIDENCE,
-        requirement=Requirement.OPTIONAL,
-        priority=PRIORITY_MEMORY,
-        token_estimate=max(token_estimate, estimate_tokens(len(text), chars_per_token)),
-        recency=0,
-        visible_to=None,
-        dependencies=(),
+    return make_node(
+        node_id, text, MEMORY, chars_per_token, required=False, priority=PRIORITY_MEMORY, token_estimate=token_estimate
     )
 
 
 def query_node(query: str, chars_per_token: int) -> ContextNode:
-    return ContextNode.create(
-        id="query",
-        content=query,
-        provenance=Provenance.USER,
-        authority=Authority.USER_INSTRUCTION,
-        trust=Trust.TRUSTED,
-        context_class=ContextClass.QUERY,
-        requirement=Requirement.REQUIRED,
-        priority=0,
-        token_estimate=estimate_tokens(len(query), chars_per_token),
-        recency=0,
-        visible_to=None,
-        dependencies=(),
-    )
+    return make_node("query", query, QUERY, chars_per_token, required=True)
 
 
 def continuation_node(text: str, chars_per_token: int) -> ContextNode:
-    return ContextNode.create(
-        id="continuation",
-        content=text,
-        provenance=Provenance.TOOL,
-        authority=Authority.NON_AUTHORITATIVE,
-        trust=Trust.TRUSTED,
-        context_class=ContextClass.CONTINUATION,
-        requirement=Requirement.REQUIRED,
-        priority=0,
-        token_estimate=estimate_tokens(len(text), chars_per_token),
-        recency=0,
-        visible_to=None,
-        dependencies=(),
-    )
+    return make_node("continuation", text, CONTINUATION, chars_per_token, required=True)
 
 
 def history_node_id(group: MessageGroup) -> str:
+    """Zero-padded so ids sort in time order (ids break render-order ties)."""
     return f"history:{group.start:09d}-{group.end:09d}"
 
 
 def history_node(
     group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: int
 ) -> ContextNode:
-    return ContextNode.create(
-        id=history_node_id(group),
-        content=text,
-        provenance=Provenance.AGENT,
-        authority=Authority.NON_AUTHORITATIVE,
-        trust=Trust.TRUSTED,
-        context_class=ContextClass.HISTORY,
-        requirement=Requirement.OPTIONAL,
+    return make_node(
+        history_node_id(group),
+        text,
+        HISTORY,
+        chars_per_token,
+        required=False,
         priority=PRIORITY_HISTORY,
-        token_estimate=estimate_tokens(len(text), chars_per_token),
         recency=recency,
-        visible_to=None,
         dependencies=() if newer is None else (history_node_id(newer),),
     )

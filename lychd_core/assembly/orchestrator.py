@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required
-from lychd_core.assembly.context import AssembledContext, Governed, Unexplained
+from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
 from lychd_core.assembly.nodes import (
     continuation_node,
@@ -203,16 +203,9 @@ class ContextOrchestrator:
             prefix_digest=prefix_digest(kept_floor),
             query=query,
             label=join_labels(labels),
-            governed=Governed(
-                bounds.window,
-                bounds.reserve_output,
-                bounds.protocol_overhead,
-                bounds.char_cap,
-                bounds.turn_window,
-                cpt,
-                required_chars,
-                sum(plan.explanations[node_id].chars for node_id in plan.selected),
-            ),
+            bounds=bounds,
+            required_chars=required_chars,
+            used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
             plan=plan,
             history_start=min((g.start for g in kept_groups), default=len(history)),
             not_nodes=tuple(not_nodes),

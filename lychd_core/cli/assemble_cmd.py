@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def budget_bar(assembled: AssembledContext) -> Text:
-    cap = assembled.governed.char_cap
+    cap = assembled.bounds.char_cap
     bar = Text()
     used_cells = 0
     for layer, chars in assembled.layer_chars.items():
@@ -146,14 +146,14 @@ def budget_bar(assembled: AssembledContext) -> Text:
 
 
 def show(assembled: AssembledContext) -> None:
-    governed = assembled.governed
+    bounds = assembled.bounds
     console.print(
         f"[bold]context for run {plain(assembled.run_id)}[/] (role {plain(assembled.role)}): "
-        f"{governed.used_chars:,} of {governed.char_cap:,} characters"
-        + (f", window {governed.window:,} tokens" if governed.window else ", no known window")
+        f"{assembled.used_chars:,} of {bounds.char_cap:,} characters"
+        + (f", window {bounds.window:,} tokens" if bounds.window else ", no known window")
     )
     console.print(budget_bar(assembled))
-    free = governed.char_cap - sum(assembled.layer_chars.values())
+    free = bounds.char_cap - sum(assembled.layer_chars.values())
     legend = Text()
     for layer, chars in [*assembled.layer_chars.items(), ("free", free)]:
         legend.append(f"{layer} {chars:,}  ", style=BAR_STYLES.get(layer, "dim"))
