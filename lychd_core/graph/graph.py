@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lychd_core.digests import json_digest
 from lychd_core.errors import GraphError
+from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement, token
 
@@ -122,7 +123,8 @@ class ContextGraph:
                 )
             index[node.id] = position
         self._index = index
-        self._arrays = _build_arrays(self._nodes, index)
+        with cyclic_gc_paused():  # the arrays are acyclic; a full collection would re-walk every node
+            self._arrays = _build_arrays(self._nodes, index)
         self._digest: str | None = None
         self._precedence: array[int] | None = None
         self._optional: array[int] | None = None

@@ -21,6 +21,7 @@ from array import array
 from typing import NoReturn
 
 from lychd_core.errors import SelectionError
+from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget, checked_add
 from lychd_core.graph.details import (
     BOUND_REASONS,
@@ -77,7 +78,8 @@ def select(
         bounds = SelectionBounds()
     elif not isinstance(bounds, SelectionBounds):
         raise SelectionError(f"select needs SelectionBounds or None, got {type(bounds).__name__}")
-    return _Selector(graph, profile, budget, bounds).run()
+    with cyclic_gc_paused():  # the selector's arrays and lists are acyclic
+        return _Selector(graph, profile, budget, bounds).run()
 
 
 class _Selector:
