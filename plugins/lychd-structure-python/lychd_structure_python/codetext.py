@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
@@ -20,6 +20,18 @@ def count_breaks(text: str) -> int:
 
 _PW = cst.ParenthesizedWhitespace
 _EMPTY = cst.SimpleWhitespace("")
+_Opening = TypeVar("_Opening", cst.LeftParen, cst.LeftSquareBracket, cst.LeftCurlyBrace)
+_Closing = TypeVar("_Closing", cst.RightParen, cst.RightSquareBracket, cst.RightCurlyBrace, cst.Comma)
+
+
+def _strip_after(original: _Opening, updated: _Opening) -> _Opening:
+    """Drop a line break (and indentation) right after an opening bracket."""
+    return updated.with_changes(whitespace_after=_EMPTY) if isinstance(original.whitespace_after, _PW) else updated
+
+
+def _strip_before(original: _Closing, updated: _Closing) -> _Closing:
+    """Drop a line break (and indentation) right before a closing bracket or comma."""
+    return updated.with_changes(whitespace_before=_EMPTY) if isinstance(original.whitespace_before, _PW) else updated
 
 
 def split_lines(text: str) -> list[str]:
@@ -41,61 +53,33 @@ class _Flatten(cst.CSTTransformer):
         return cst.SimpleWhitespace(" ") if "\\" in updated_node.value else updated_node
 
     def leave_LeftParen(self, original_node: cst.LeftParen, updated_node: cst.LeftParen) -> cst.LeftParen:
-        return (
-            updated_node.with_changes(whitespace_after=_EMPTY)
-            if isinstance(original_node.whitespace_after, _PW)
-            else updated_node
-        )
+        return _strip_after(original_node, updated_node)
 
     def leave_LeftSquareBracket(
         self, original_node: cst.LeftSquareBracket, updated_node: cst.LeftSquareBracket
     ) -> cst.LeftSquareBracket:
-        return (
-            updated_node.with_changes(whitespace_after=_EMPTY)
-            if isinstance(original_node.whitespace_after, _PW)
-            else updated_node
-        )
+        return _strip_after(original_node, updated_node)
 
     def leave_LeftCurlyBrace(
         self, original_node: cst.LeftCurlyBrace, updated_node: cst.LeftCurlyBrace
     ) -> cst.LeftCurlyBrace:
-        return (
-            updated_node.with_changes(whitespace_after=_EMPTY)
-            if isinstance(original_node.whitespace_after, _PW)
-            else updated_node
-        )
+        return _strip_after(original_node, updated_node)
 
     def leave_RightParen(self, original_node: cst.RightParen, updated_node: cst.RightParen) -> cst.RightParen:
-        return (
-            updated_node.with_changes(whitespace_before=_EMPTY)
-            if isinstance(original_node.whitespace_before, _PW)
-            else updated_node
-        )
+        return _strip_before(original_node, updated_node)
 
     def leave_RightSquareBracket(
         self, original_node: cst.RightSquareBracket, updated_node: cst.RightSquareBracket
     ) -> cst.RightSquareBracket:
-        return (
-            updated_node.with_changes(whitespace_before=_EMPTY)
-            if isinstance(original_node.whitespace_before, _PW)
-            else updated_node
-        )
+        return _strip_before(original_node, updated_node)
 
     def leave_RightCurlyBrace(
         self, original_node: cst.RightCurlyBrace, updated_node: cst.RightCurlyBrace
     ) -> cst.RightCurlyBrace:
-        return (
-            updated_node.with_changes(whitespace_before=_EMPTY)
-            if isinstance(original_node.whitespace_before, _PW)
-            else updated_node
-        )
+        return _strip_before(original_node, updated_node)
 
     def leave_Comma(self, original_node: cst.Comma, updated_node: cst.Comma) -> cst.Comma:
-        return (
-            updated_node.with_changes(whitespace_before=_EMPTY)
-            if isinstance(original_node.whitespace_before, _PW)
-            else updated_node
-        )
+        return _strip_before(original_node, updated_node)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if isinstance(original_node.whitespace_before_args, _PW):
