@@ -172,3 +172,38 @@ def test_kept_history_is_always_a_bounded_suffix_of_complete_groups(
     assert len(group_messages(kept)) <= max(turn_window, 0)
     assert assembled.used_chars <= cap
     check_tool_pairing(kept, "kept")
+
+
+@given(
+    turns=st.integers(0, 12),
+    pad=st.integers(0, 400),
+    blocks=st.lists(st.integers(1, 3_000), max_size=6),
+    cap=st.integers(500, 12_000),
+)
+def test_nothing_is_silently_truncated(turns: int, pad: int, blocks: list[int], cap: int) -> None:
+    """Every input is kept byte for byte or explained; no text is ever cut to fit."""
+    history = conversation(turns, pad=pad)
+    codex = [Block(layer=Layer.CODEX, key=f"codex:{i}", text=chr(97 + i) * size) for i, size in enumerate(blocks)]
+    try:
+        assembled = orchestrator(char_cap=cap).assemble(
+            run_id="r", session_id="s", query="q", history=history, codex=codex
+        )
+    except ContextBudgetExceededError as refused:
+        assert refused.required > refused.available
+        return
+    kept = {block.key: block for block in assembled.floor}
+    for block in codex:
+        assert kept.get(block.key) == block or assembled.plan.explanations[f"L2:{block.key}"].selected is False
+    assert assembled.history == history[assembled.history_start :]
+    explained = set(assembled.plan.explanations)
+    older = [item.what for item in assembled.not_nodes if item.what.startswith("history[")]
+    covered = sum(e.chars for k, e in assembled.plan.explanations.items() if k.startswith("history:"))
+    assert covered + sum(len(compact_json(m)) for m in history[: _older_end(older)]) == sum(
+        len(compact_json(m)) for m in history
+    )
+    assert {"query"} <= explained
+
+
+def _older_end(older: list[str]) -> int:
+    """End index of the 'history[0:N]' summary, or 0 when every group became a node."""
+    return int(older[0].split(":")[1].rstrip("]")) if older else 0
