@@ -80,3 +80,21 @@ def test_bad_inputs_are_typed_refusals(tmp_path: Path) -> None:
 
 def test_missing_query_is_a_usage_error() -> None:
     assert lychd("assemble", "--workspace", ".").returncode == 2
+
+
+def test_directory_material_explains_what_it_cannot_use(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.py").write_text("def f() -> int:\n    return 1\n")
+    (folder / "broken.py").write_text("x = (\n")
+    (folder / "blob.bin").write_bytes(bytes(range(256)))
+    os.mkfifo(folder / "fifo")
+    result = lychd("assemble", "--workspace", str(tmp_path), "--material", "d", "--query", "q", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["floor"][0]["key"] == "codex:d/a.py:structure.python@1"
+    reasons = {item["what"]: item["reason"] for item in data["not_nodes"]}
+    assert "libcst cannot parse" in reasons["codex:d/broken.py"]
+    assert "no projection rule" in reasons["codex:d/blob.bin"]
+    assert [item["what"] for item in data["skipped_material"]] == ["d/fifo"]
+    assert "a special file" in data["skipped_material"][0]["reason"]

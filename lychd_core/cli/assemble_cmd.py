@@ -10,11 +10,11 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from lychd_core.assembly import AssembledContext, ContextOrchestrator
+from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import default_config, load_config
-from lychd_core.errors import AssemblyError
+from lychd_core.errors import AssemblyError, MaterialError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.materials import MaterialRef, Workspace
 from lychd_core.walk import walk_files
@@ -73,16 +73,24 @@ def _read_messages(path: str | None, what: str) -> list[Any]:
     return value
 
 
-def _material_refs(workspace: Workspace, root: Path, paths: list[str]) -> list[MaterialRef]:
+def _material_refs(workspace: Workspace, root: Path, paths: list[str]) -> tuple[list[MaterialRef], list[Unexplained]]:
+    """A named file is required (any refusal stops the run); a file found by walking a
+    directory is optional, and one that cannot be referenced is reported, not fatal."""
     refs: list[MaterialRef] = []
+    skipped: list[Unexplained] = []
     for raw in paths:
         target = (root / raw).resolve()
-        if target.is_dir():
-            for file in walk_files(target, root).files:
-                refs.append(MaterialRef.for_current(workspace, file, required=False))
-        else:
+        if not target.is_dir():
             refs.append(MaterialRef.for_current(workspace, raw, required=True))
-    return refs
+            continue
+        walked = walk_files(target, root)
+        skipped += [Unexplained(path, f"unreadable directory: {reason}") for path, reason in walked.unreadable]
+        for file in walked.files:
+            try:
+                refs.append(MaterialRef.for_current(workspace, file, required=False))
+            except MaterialError as exc:
+                skipped.append(Unexplained(file, f"{type(exc).__name__}: {exc}"))
+    return refs, skipped
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.workspace).resolve()
     orchestrator = ContextOrchestrator(config, workspace=root)
     assert orchestrator.workspace is not None
+    refs, skipped = _material_refs(orchestrator.workspace, root, args.material)
     identity = []
     if args.instructions:
         identity.append(
@@ -117,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         session_id=args.session_id,
         query=args.query,
         identity=identity,
-        codex=_material_refs(orchestrator.workspace, root, args.material),
+        codex=refs,
         history=_read_messages(args.history, "history"),
         continuation=_read_messages(args.continuation, "continuation"),
         role=args.role,
@@ -125,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
         reserve_output=args.reserve_output,
     )
     if args.json:
-        emit_json(assembled.to_json())
+        emit_json({**assembled.to_json(), "skipped_material": [item.to_json() for item in skipped]})
     else:
-        show(assembled)
+        show(assembled, skipped)
     return 0
 
 
@@ -145,7 +154,7 @@ def budget_bar(assembled: AssembledContext) -> Text:
     return bar
 
 
-def show(assembled: AssembledContext) -> None:
+def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
     bounds = assembled.bounds
     console.print(
         f"[bold]context for run {plain(assembled.run_id)}[/] (role {plain(assembled.role)}): "
@@ -175,6 +184,8 @@ def show(assembled: AssembledContext) -> None:
         )
     for item in assembled.not_nodes:
         table.add_row(plain(item.what), "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
+    for item in skipped:
+        table.add_row(plain(item.what), "", "", f"[yellow]skipped[/]: {plain(item.reason)}")
     console.print(table)
     if assembled.memory_plan is not None:
         plan = assembled.memory_plan
