@@ -33,6 +33,7 @@ from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.materials import MaterialRef, Workspace
 from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
 from lychd_core.projection import Projector
+from lychd_core.projection_cache import ProjectionCache
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
@@ -109,11 +110,19 @@ class ContextOrchestrator:
             )
 
     def projector(self) -> Projector:
+        """The projector for material references, caching in the configured projection store."""
         if self._projector is None:
             if self.workspace is None:
                 raise AssemblyError("material references need a workspace; pass workspace= to the orchestrator")
-            self._projector = Projector(self.config, self.registry, self.workspace)
+            stores = self.config.stores
+            cache = ProjectionCache(stores.path_of(stores.projection_cache, self.workspace.root))
+            self._projector = Projector(self.config, self.registry, self.workspace, cache)
         return self._projector
+
+    def close(self) -> None:
+        """Close the projection cache, if one was opened."""
+        if self._projector is not None and self._projector.cache is not None:
+            self._projector.cache.close()
 
     def assemble(
         self,

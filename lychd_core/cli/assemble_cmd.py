@@ -120,19 +120,22 @@ def run(args: argparse.Namespace) -> int:
             actor=args.actor,
             limit=args.memory_limit,
         )
-    assembled = orchestrator.assemble(
-        memory=memory,
-        run_id=args.run_id,
-        session_id=args.session_id,
-        query=args.query,
-        identity=identity,
-        codex=refs,
-        history=_read_messages(args.history, "history"),
-        continuation=_read_messages(args.continuation, "continuation"),
-        role=args.role,
-        window=args.window,
-        reserve_output=args.reserve_output,
-    )
+    try:
+        assembled = orchestrator.assemble(
+            memory=memory,
+            run_id=args.run_id,
+            session_id=args.session_id,
+            query=args.query,
+            identity=identity,
+            codex=refs,
+            history=_read_messages(args.history, "history"),
+            continuation=_read_messages(args.continuation, "continuation"),
+            role=args.role,
+            window=args.window,
+            reserve_output=args.reserve_output,
+        )
+    finally:
+        orchestrator.close()
     if args.json:
         emit_json({**assembled.to_json(), "skipped_material": [item.to_json() for item in skipped]})
     else:
