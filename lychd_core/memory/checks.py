@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lychd_core.memory.errors import InvalidRevisionError, NonCanonicalError, ScoreOutOfRangeError
 
@@ -66,16 +66,23 @@ def check_text(name: str, value: object, max_chars: int) -> str:
     return value
 
 
-def check_sorted_ids(name: str, values: object, *, allow_empty: bool = True) -> tuple[str, ...]:
-    """A tuple of ids in strictly ascending order (canonical: sorted, no duplicates)."""
+def _check_canonical_tuple(
+    name: str, values: object, noun: str, check_item: Callable[[str, object], str]
+) -> tuple[str, ...]:
+    """A bounded tuple whose items pass ``check_item``, in strictly ascending order."""
     if not isinstance(values, tuple):
-        raise NonCanonicalError(f"{name} must be a tuple of ids, got {type(values).__name__}")
+        raise NonCanonicalError(f"{name} must be a tuple of {noun}, got {type(values).__name__}")
     if len(values) > MAX_ITEMS:
-        raise ScoreOutOfRangeError(f"{name} lists {len(values)} items; at most {MAX_ITEMS} are allowed")
+        raise ScoreOutOfRangeError(f"{name} lists {len(values)} {noun}; at most {MAX_ITEMS} are allowed")
     for value in values:
-        check_id(f"{name} item", value)
+        check_item(f"{name} item", value)
     check_strictly_ascending(name, values)
     return values
+
+
+def check_sorted_ids(name: str, values: object, *, allow_empty: bool = True) -> tuple[str, ...]:
+    """A tuple of ids in strictly ascending order (canonical: sorted, no duplicates)."""
+    return _check_canonical_tuple(name, values, "ids", check_id)
 
 
 def check_strictly_ascending(name: str, values: Iterable[str]) -> None:
@@ -95,11 +102,4 @@ def check_feature_name(name: str, value: object) -> str:
 
 
 def check_feature_names(name: str, values: object) -> tuple[str, ...]:
-    if not isinstance(values, tuple):
-        raise NonCanonicalError(f"{name} must be a tuple of feature names, got {type(values).__name__}")
-    if len(values) > MAX_ITEMS:
-        raise ScoreOutOfRangeError(f"{name} lists {len(values)} features; at most {MAX_ITEMS} are allowed")
-    for value in values:
-        check_feature_name(f"{name} item", value)
-    check_strictly_ascending(name, values)
-    return values
+    return _check_canonical_tuple(name, values, "feature names", check_feature_name)

@@ -8,12 +8,14 @@ this package reads the wall clock.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, TypeVar
 
 from lychd_core.digests import sha256_digest
+from lychd_core.errors import MemoryRecordError
 from lychd_core.memory.checks import (
     MAX_CLAIM_CHARS,
     MAX_COUNT,
@@ -68,28 +70,30 @@ class LifecycleState(StrEnum):
         return self in (LifecycleState.EXPIRED, LifecycleState.SUPERSEDED)
 
 
-def claim_type_of(value: Any) -> ClaimType:
+_Member = TypeVar("_Member", ClaimType, LifecycleState, Provenance)
+
+
+def _member_of(
+    enum: type[_Member], value: Any, error: type[MemoryRecordError], what: str, known: Iterable[_Member]
+) -> _Member:
     try:
-        return ClaimType(value)
+        return enum(value)
     except (ValueError, TypeError):
-        known = ", ".join(t.value for t in ClaimType)
-        raise UnknownClaimTypeError(f"unknown claim type {value!r}; the core knows: {known}") from None
+        names = ", ".join(member.value for member in known)
+        raise error(f"unknown {what} {value!r}; known: {names}") from None
+
+
+def claim_type_of(value: Any) -> ClaimType:
+    return _member_of(ClaimType, value, UnknownClaimTypeError, "claim type", ClaimType)
 
 
 def state_of(value: Any) -> LifecycleState:
-    try:
-        return LifecycleState(value)
-    except (ValueError, TypeError):
-        known = ", ".join(s.value for s in LifecycleState)
-        raise InvalidTransitionError(f"unknown lifecycle state {value!r}; known: {known}") from None
+    return _member_of(LifecycleState, value, InvalidTransitionError, "lifecycle state", LifecycleState)
 
 
 def provenance_of(value: Any) -> Provenance:
-    try:
-        provenance = Provenance(value)
-    except (ValueError, TypeError):
-        known = ", ".join(p.value for p in Provenance if p is not Provenance.MEMORY)
-        raise NonCanonicalError(f"unknown source provenance {value!r}; known: {known}") from None
+    known = [p for p in Provenance if p is not Provenance.MEMORY]
+    provenance = _member_of(Provenance, value, NonCanonicalError, "source provenance", known)
     if provenance is Provenance.MEMORY:
         # The original source must stay visible; "memory" would launder where the claim came from.
         raise NonCanonicalError("source_provenance must name where the claim originally came from, not 'memory'")
