@@ -8,10 +8,9 @@ a long history costs what is kept, not what exists.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lychd_core.errors import HistoryError
@@ -124,10 +123,10 @@ class MessageGroup:
     start: int
     end: int
     texts: tuple[str, ...]
+    chars: int = field(init=False)
 
-    @property
-    def chars(self) -> int:
-        return sum(len(text) for text in self.texts)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chars", sum(len(text) for text in self.texts))
 
 
 def iter_groups_newest_first(messages: Sequence[Message]) -> Iterator[MessageGroup]:
@@ -174,11 +173,6 @@ def check_continuation(value: object) -> list[Message]:
     messages = check_messages(value, "continuation")
     check_tool_pairing(messages, "continuation")
     return messages
-
-
-def detach(messages: Sequence[Message]) -> list[Message]:
-    """A deep copy, so no caller edit reaches retained state."""
-    return copy.deepcopy(list(messages))
 
 
 def thaw(texts: Sequence[str]) -> list[Message]:
