@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lychd_core.errors import BudgetError, ContextBudgetExceededError
+from lychd_core.graph.budget import MAX_INT, checked_int
 from lychd_core.history import Message, iter_groups_newest_first
 
 
 def _check_int(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise BudgetError(f"{name} must be an integer, got {value!r}")
-    return value
+    """An integer within the checked range; the sign is checked where it matters, with context."""
+    return checked_int(name, value, minimum=-MAX_INT - 1)
 
 
 def resolve_window(generation_max_context: int | None, spec_max_context: int | None) -> int | None:
