@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import sys
 from typing import Any
@@ -22,6 +23,7 @@ from lychd_core.graph import (
     precedence_key,
 )
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
+from tests.support.graphs import record_ordered_tiers
 
 
 def node(node_id: str, *deps: str, **overrides: Any) -> ContextNode:
@@ -132,7 +134,7 @@ def test_precedence_order_follows_the_documented_tuple() -> None:
     assert [graph.nodes[i].id for i in graph.precedence_order()] == ["u", "r", "p", "q", "ta", "tb"]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -150,18 +152,48 @@ def test_precedence_order_follows_the_documented_tuple() -> None:
             ),
         ),
         max_size=30,
-    )
+    ),
+    st.booleans(),
 )
 def test_precedence_order_equals_sorting_by_the_key(
-    rows: list[tuple[Requirement, int, int, tuple[Provenance, Authority]]],
+    rows: list[tuple[Requirement, int, int, tuple[Provenance, Authority]]], made_in_order: bool
 ) -> None:
     nodes = []
     for i, (requirement, priority, recency, (provenance, authority)) in enumerate(rows):
-        extra: dict[str, Any] = {"requirement": requirement, "priority": priority, "recency": recency}
+        # made_in_order: recency grows with position, as when nodes are made oldest first
+        extra: dict[str, Any] = {
+            "requirement": requirement,
+            "priority": priority,
+            "recency": i if made_in_order else recency,
+        }
         extra.update(provenance=provenance, authority=authority)
         nodes.append(node(f"id{(i * 7919) % 31:02d}-{i}", **extra))
-    graph = ContextGraph(nodes)
     expected = sorted(range(len(nodes)), key=lambda i: precedence_key(nodes[i]))
-    assert list(graph.precedence_order()) == expected
     optional = [i for i in expected if nodes[i].requirement is Requirement.OPTIONAL]
+    graph = ContextGraph(nodes)
+    lazily = graph.optional_candidates()
+    assert list(itertools.islice(lazily, 3)) == optional[:3]  # a prefix, without the rest being ordered
+    assert list(graph.precedence_order()) == expected
     assert list(graph.optional_order()) == optional
+    assert list(graph.optional_candidates()) == optional  # now from the cache
+
+
+def test_many_tiers_and_repeated_recencies_order_by_the_key() -> None:
+    rng = random.Random(5)
+    nodes = [
+        node(f"n{rng.randrange(10_000):05d}-{i}", priority=rng.randrange(60), recency=rng.randrange(4))
+        for i in range(400)
+    ]
+    graph = ContextGraph(nodes)
+    index = graph.arrays.precedence
+    assert len(index.tiers) == 60 and not index.recency_unique and not index.recency_ascending
+    assert list(graph.optional_order()) == sorted(range(len(nodes)), key=lambda i: precedence_key(nodes[i]))
+
+
+def test_only_the_tiers_reached_are_ordered(monkeypatch: pytest.MonkeyPatch) -> None:
+    ordered = record_ordered_tiers(monkeypatch)
+    nodes = [node(f"n{i:03d}", priority=i % 3, recency=(i * 37) % 101) for i in range(90)]
+    candidates = ContextGraph(nodes).optional_candidates()
+    first = next(candidates)
+    assert nodes[first].priority == 2 and nodes[first].recency == max(n.recency for n in nodes if n.priority == 2)
+    assert ordered == [30]  # one tier of 30 ordered; the other two untouched

@@ -14,7 +14,6 @@ from lychd_core.graph import (
     MAX_INT,
     AccountingOverflowError,
     ContextGraph,
-    ContextNode,
     OmissionReason,
     RequiredHiddenError,
     RequiredOverBudgetError,
@@ -23,43 +22,9 @@ from lychd_core.graph import (
     TokenBudget,
     select,
 )
-from lychd_core.graph import selection as selection_module
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
-
-C, R = ContextClass, Requirement
-EVERYTHING = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
-
-
-def node(node_id: str, tokens: int = 10, *deps: str, **overrides: Any) -> ContextNode:
-    fields: dict[str, Any] = {
-        "id": node_id,
-        "content": "x" * tokens,
-        "provenance": Provenance.REPOSITORY,
-        "authority": Authority.NON_AUTHORITATIVE,
-        "trust": Trust.TRUSTED,
-        "context_class": C.SOURCE,
-        "requirement": R.OPTIONAL,
-        "token_estimate": tokens,
-        "dependencies": tuple(sorted(deps)),
-    }
-    fields.update(overrides)
-    return ContextNode.create(**fields)
-
-
-def user(node_id: str, tokens: int = 10, **overrides: Any) -> ContextNode:
-    return node(
-        node_id,
-        tokens,
-        provenance=Provenance.USER,
-        authority=Authority.USER_INSTRUCTION,
-        context_class=C.INSTRUCTION,
-        **overrides,
-    )
-
-
-def budget(usable: int) -> TokenBudget:
-    return TokenBudget(window=usable + 100, reserved_output=100)
+from lychd_core.vocabulary import Provenance, Trust
+from tests.support.graphs import EVERYTHING, C, R, budget, history_chain, node, user
 
 
 def reasons(plan: Any) -> dict[str, str]:
@@ -310,21 +275,6 @@ def test_a_dependency_over_a_bound_omits_its_root(bounds: SelectionBounds, reaso
     assert plan.explanations["root"].reason is reason
 
 
-def history_chain(groups: int, tokens: int = 10) -> list[ContextNode]:
-    """As the assembly builds it: each older group depends on the next newer one."""
-    return [
-        node(
-            f"history:{i:06d}",
-            tokens,
-            *([f"history:{i + 1:06d}"] if i + 1 < groups else []),
-            context_class=C.HISTORY,
-            provenance=Provenance.AGENT,
-            recency=i,
-        )
-        for i in range(groups)
-    ]
-
-
 def test_history_keeps_a_contiguous_newest_suffix_within_tokens_and_turn_window() -> None:
     graph = ContextGraph([user("query", 5, requirement=R.REQUIRED), *history_chain(50)])
     plan = select(graph, EVERYTHING, budget(75))
@@ -336,41 +286,6 @@ def test_history_keeps_a_contiguous_newest_suffix_within_tokens_and_turn_window(
     assert windowed.explanations["history:000046"].reason is OmissionReason.OUTSIDE_TURN_WINDOW
     assert windowed.explanations["history:000000"].reason is OmissionReason.OUTSIDE_TURN_WINDOW
     assert select(graph, EVERYTHING, budget(75), SelectionBounds(max_history_groups=0)).selected == ("query",)
-
-
-def test_a_long_history_chain_is_probed_linearly(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = 0
-    original = selection_module._Selector._probe
-
-    def counting(self: Any, root: int) -> Any:
-        nonlocal calls
-        calls += 1
-        return original(self, root)
-
-    monkeypatch.setattr(selection_module._Selector, "_probe", counting)
-    groups = 20_000
-    graph = ContextGraph(history_chain(groups))
-    plan = select(graph, EVERYTHING, budget(10 * groups // 2))
-    assert len(plan.selected) == groups // 2
-    assert calls <= groups // 2 + 2  # newest half admitted one by one; one failure dooms the rest
-
-
-def test_a_doomed_dependency_dooms_its_dependents_with_the_same_reason() -> None:
-    graph = ContextGraph(
-        [
-            node("huge", 50, priority=9),
-            node("a", 1, "huge", priority=1),
-            node("b", 1, "a", priority=1),
-        ]
-    )
-    plan = select(graph, EVERYTHING, budget(20))
-    assert plan.selected == ()
-    assert plan.explanations["huge"].reason is OmissionReason.TOKEN_BUDGET
-    assert plan.explanations["a"].reason is OmissionReason.TOKEN_BUDGET
-    assert plan.explanations["b"].detail == "depends on 'a', whose closure cannot fit the tokens bound"
-
-
-# --- the plan ---------------------------------------------------------------------------
 
 
 def test_the_plan_is_identical_for_any_member_order() -> None:

@@ -15,10 +15,10 @@ from lychd_core.graph.graph import (
     GraphCycleError,
     MissingDependencyError,
     UnknownNodeError,
-    precedence_key,
 )
 from lychd_core.graph.jsonio import dump_graph, graph_from_json, graph_to_json, load_graph, parse_graph
 from lychd_core.graph.nodes import MAX_CONTENT_BYTES, ContextNode
+from lychd_core.graph.precedence import precedence_key
 from lychd_core.graph.render import MessageRole, RenderPlan, RenderSegment, render, render_key
 from lychd_core.graph.selection import select, visible
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
 
 # Bound codes index these; a failed admission reports the first bound, in this order, it exceeds.
+HISTORY, TOKENS, CHARS, BYTES, NODES = range(5)
 BOUND_REASONS = (
     OmissionReason.OUTSIDE_TURN_WINDOW,
     OmissionReason.TOKEN_BUDGET,
@@ -25,6 +25,7 @@ UNITS = ("history groups", "tokens", "characters", "bytes", "nodes")
 
 # Selection states (0 = not selected) and visibility states (0 = visible).
 REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY = 1, 2, 3, 4
+SELECTION_STATES = frozenset({REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY})
 HIDDEN, HIDDEN_DEPENDENCY = 1, 2
 
 _SELECTED = {
@@ -37,7 +38,7 @@ _SELECTED = {
 
 @dataclass(slots=True)
 class Outcome:
-    """Per-node state, indexed like ``graph.nodes``."""
+    """Per-node state, indexed like ``graph.nodes``; sparse facts in dicts."""
 
     state: bytearray
     """Selection state, 0 when not selected."""
@@ -45,26 +46,29 @@ class Outcome:
     """``HIDDEN``, ``HIDDEN_DEPENDENCY`` or 0."""
     doomed: bytearray
     """Bound code + 1 for a node whose closure can never fit, else 0."""
-    cause: array[int]
-    """Selected: the root that brought it in. Blocked or doomed by a dependency: that dependency."""
-    failed: bytearray
-    """1 for nodes that failed on their own (rather than through a doomed dependency)."""
-    counted: array[int]
-    """For those: the amount of their bound they were found to need at least ..."""
-    remained: array[int]
-    """... and the amount that remained."""
+    cause: dict[int, int]
+    """Blocked or doomed by a dependency: that dependency."""
+    order: list[int]
+    """Selected nodes in admission order ..."""
+    admissions: list[tuple[int, int]]
+    """... in runs, one per admitted closure: where the run ends in ``order``, and its root."""
+    failures: dict[int, tuple[int, int]]
+    """Nodes doomed on their own (not through a doomed dependency): the amount of their
+    bound they were found to need at least, and the amount that remained. Few nodes
+    fail this way, so a dict beats two arrays the size of the graph."""
+    final: tuple[int, ...] = ()
+    """Every bound's remaining amount when selection ended; explains the roots never reached."""
 
     @classmethod
     def empty(cls, n: int) -> Outcome:
-        zeros = bytes(8 * n)
         return cls(
             state=bytearray(n),
             blocked=bytearray(n),
             doomed=bytearray(n),
-            cause=array("q", [-1]) * n,
-            failed=bytearray(n),
-            counted=array("q", zeros),
-            remained=array("q", zeros),
+            cause={},
+            order=[],
+            admissions=[],
+            failures={},
         )
 
 
@@ -86,11 +90,12 @@ class ExplanationMap(Mapping[str, Explanation]):
     explanation objects nobody reads would only cost time and memory.
     """
 
-    __slots__ = ("_cache", "_graph", "_outcome", "_profile")
+    __slots__ = ("_cache", "_graph", "_outcome", "_profile", "_roots")
 
     def __init__(self, graph: ContextGraph, profile: RoleProfile, outcome: Outcome) -> None:
         self._graph, self._profile, self._outcome = graph, profile, outcome
         self._cache: dict[int, Explanation] = {}
+        self._roots: dict[int, int] | None = None
 
     def __getitem__(self, node_id: str) -> Explanation:
         position = self._graph.index_of(node_id)
@@ -123,7 +128,7 @@ class ExplanationMap(Mapping[str, Explanation]):
         tokens, chars = node.token_estimate, len(node.content)
         selected = outcome.state[i]
         if selected:
-            root = nodes[cause[i]].id
+            root = nodes[self._root_of(i)].id
             if selected == REQUIRED_ROOT:
                 detail = "required"
             elif selected == OPTIONAL_ROOT:
@@ -144,14 +149,30 @@ class ExplanationMap(Mapping[str, Explanation]):
         elif doomed:
             bound = doomed - 1
             reason = BOUND_REASONS[bound]
-            if outcome.failed[i]:
-                counted, remained = outcome.counted[i], outcome.remained[i]
+            if i in outcome.failures:
+                counted, remained = outcome.failures[i]
                 detail = f"its unselected closure needs at least {counted} {UNITS[bound]}; {remained} remained"
             else:
-                blame = cause[i]
-                if blame < 0:  # doomed by spreading: blame the first dependency with the same mark
-                    blame = next(d for d in self._graph.arrays.deps[i] if outcome.doomed[d] == doomed)
-                detail = f"depends on {nodes[blame].id!r}, whose closure cannot fit the {UNITS[bound]} bound"
-        else:  # pragma: no cover - every optional root is admitted or doomed
-            raise SelectionError(f"internal error: node {node.id!r} was neither selected nor omitted")
+                detail = f"depends on {nodes[cause[i]].id!r}, whose closure cannot fit the {UNITS[bound]} bound"
+        else:
+            reason, detail = self._never_reached(i)
         return Explanation(node.id, False, reason, tokens, chars, detail)
+
+    def _root_of(self, i: int) -> int:
+        """The root whose admitted closure brought the selected node ``i`` in."""
+        if self._roots is None:
+            order, self._roots, start = self._outcome.order, {}, 0
+            for end, root in self._outcome.admissions:
+                self._roots.update(dict.fromkeys(order[start:end], root))
+                start = end
+        return self._roots[i]
+
+    def _never_reached(self, i: int) -> tuple[OmissionReason, str]:
+        """A root the selector stopped before: it ended once no single node could fit."""
+        a, final = self._graph.arrays, self._outcome.final
+        own = (a.history[i], a.tokens[i], a.chars[i], a.nbytes[i], 1)
+        bound = next((b for b in range(len(own)) if final and own[b] > final[b]), None)
+        if bound is None:  # pragma: no cover - the selector stops only when nothing fits
+            raise SelectionError(f"internal error: node {self._graph.nodes[i].id!r} was neither selected nor omitted")
+        detail = f"its unselected closure needs at least {own[bound]} {UNITS[bound]}; {final[bound]} remained"
+        return BOUND_REASONS[bound], detail

@@ -10,44 +10,52 @@
 Step 3 stays near-linear on long chains and big DAGs by remembering *doomed* nodes:
 once a node's unselected closure exceeds a bound it can never fit again (selection
 only grows and every remaining bound only shrinks, by at least what the closure loses),
-and neither can anything that depends on it. A walk that meets a doomed node stops. A
-failed walk's path is binary-searched for its deepest doomed node, and doom spreads from
-it to all its dependents; a root too big on its own is doomed without a walk.
+and neither can anything that depends on it. A walk that meets a doomed node stops and
+dooms its whole path. A walk that overflows is binary-searched for its deepest doomed
+node, and the path down to it is doomed, so later walks stop early; a root too big on
+its own is doomed without a walk. Doom spreads lazily, through the roots that meet it,
+never eagerly through every dependent. Once some bound has less left than any single
+node adds to it, nothing more can fit and the loop stops; the roots it never reached
+are explained from that final state.
 """
 
 from __future__ import annotations
 
-from array import array
-from typing import NoReturn
-
 from lychd_core.errors import SelectionError
 from lychd_core.gcpause import cyclic_gc_paused
-from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget, checked_add
+from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget
 from lychd_core.graph.details import (
-    BOUND_REASONS,
+    BYTES,
+    CHARS,
     HIDDEN,
     HIDDEN_DEPENDENCY,
+    HISTORY,
+    NODES,
     OPTIONAL_DEPENDENCY,
     OPTIONAL_ROOT,
     REQUIRED_DEPENDENCY,
     REQUIRED_ROOT,
-    UNITS,
+    SELECTION_STATES,
+    TOKENS,
     ExplanationMap,
     Outcome,
-    hidden_why,
 )
-from lychd_core.graph.errors import RequiredHiddenError, RequiredOverBudgetError
 from lychd_core.graph.explain import SelectionPlan
-from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph, precedence_key
+from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph
 from lychd_core.graph.nodes import ContextNode
+from lychd_core.graph.precedence import precedence_key
+from lychd_core.graph.refusals import raise_hidden, raise_over_budget
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
 
 UNBOUNDED = 1 << 256
 """Remaining amount of a bound that was not set: larger than any possible sum."""
 
-# Bound codes, in the order a failed admission reports them (see details.BOUND_REASONS).
-HISTORY, TOKENS, CHARS, BYTES, NODES = range(5)
+# A node's mark: OPEN (never settled), its selection state (REQUIRED_ROOT ... OPTIONAL_DEPENDENCY),
+# CLOSED (blocked or doomed) or WALKED (counted by the current walk).
+OPEN, CLOSED, WALKED = 0, 5, 6
+_CLOSE_BLOCKED = bytes([OPEN] + [CLOSED] * 255)
+_SELECTION_ONLY = bytes(code if code in SELECTION_STATES else 0 for code in range(256))
 
 
 def visible(profile: RoleProfile, node: ContextNode) -> bool:
@@ -91,11 +99,8 @@ class _Selector:
         self.arrays = graph.arrays
         n = len(graph)
         self.outcome = Outcome.empty(n)
-        self.settled = bytearray(n)
-        """Nonzero once a node is selected, blocked or doomed: one byte for the hot loops to read."""
-        self.seen = array("q", bytes(8 * n))
-        self.stamp = 0
-        self.order: list[int] = []
+        self.mark = bytearray(n)
+        """One byte per node (see ``OPEN``) that the hot loops read instead of several arrays."""
         # Set by a failed probe: the DFS path (each node depends on the next), and why.
         self.fail_path: list[int] = []
         self.fail_bound = -1
@@ -106,13 +111,16 @@ class _Selector:
         def limit(value: int | None) -> int:
             return UNBOUNDED if value is None else value
 
-        self.remaining = [
+        self.start = (
             limit(bounds.max_history_groups),
             budget.usable,
             limit(bounds.max_chars),
             limit(bounds.max_bytes),
             limit(bounds.max_nodes),
-        ]
+        )
+        self.remaining = list(self.start)
+        self.walked = (0, 0, 0, 0)
+        """What the last probe that fit counted: history groups, tokens, characters, bytes."""
 
     # --- phases -------------------------------------------------------------------
 
@@ -124,20 +132,31 @@ class _Selector:
             required.append(position)
             position = requirement.find(Requirement.REQUIRED, position + 1)
         self._admit_required(sorted(required, key=lambda i: precedence_key(nodes[i])))
-        settled, remaining, outcome = self.settled, self.remaining, self.outcome
+        if not self._spent():
+            self._admit_optional()
+        self.outcome.final = tuple(self.remaining)
+        self.outcome.state[:] = self.mark.translate(_SELECTION_ONLY)
+        return self._plan()
+
+    def _spent(self) -> bool:
+        """Whether some bound has less left than any single node adds to it: nothing more fits."""
+        return any(map(int.__lt__, self.remaining, self.arrays.floors))
+
+    def _admit_optional(self) -> None:
+        """Try the optional roots in precedence order until none is left or nothing more fits."""
+        mark, remaining, outcome = self.mark, self.remaining, self.outcome
         tokens, history = self.arrays.tokens, self.arrays.history
-        doomed, failed, counted, remained = outcome.doomed, outcome.failed, outcome.counted, outcome.remained
-        for root in self.graph.optional_order():
-            if settled[root]:
+        doomed, failures = outcome.doomed, outcome.failures
+        for root in self.graph.optional_candidates():
+            if mark[root]:
                 continue
             if tokens[root] > remaining[TOKENS] and history[root] <= remaining[HISTORY]:
                 # Too big on its own, the common failure: doomed without a walk, inline for speed.
-                # Its dependents are not doomed eagerly; each meets it within one bounded walk.
-                settled[root], doomed[root], failed[root] = 1, TOKENS + 1, 1
-                counted[root], remained[root] = tokens[root], remaining[TOKENS]
+                mark[root], doomed[root] = CLOSED, TOKENS + 1
+                failures[root] = (tokens[root], remaining[TOKENS])
                 continue
-            self._consider(root)
-        return self._plan()
+            if self._consider(root) and self._spent():
+                return  # the roots not reached are explained from the final remaining amounts
 
     def _apply_visibility(self) -> None:
         """Mark hidden nodes, then everything depending on one (walking only what is blocked)."""
@@ -161,7 +180,7 @@ class _Selector:
             stack.append(position)
             position = blocked.find(HIDDEN, position + 1)
         if not stack:
-            self.settled[:] = blocked
+            self.mark[:] = blocked.translate(_CLOSE_BLOCKED)
             return
         dependents, behind = a.dependents, []
         while stack:
@@ -173,85 +192,88 @@ class _Selector:
         deps, cause = a.deps, self.outcome.cause
         for y in behind:
             cause[y] = next(d for d in deps[y] if blocked[d])  # the first, in sorted order
-        self.settled[:] = blocked
+        self.mark[:] = blocked.translate(_CLOSE_BLOCKED)
 
     def _admit_required(self, required: list[int]) -> None:
         for root in required:
             if self.outcome.blocked[root]:
-                self._raise_hidden(root)
+                raise_hidden(self.graph, self.profile, self.outcome, root)
         for root in required:
-            if self.outcome.state[root]:
+            if self.mark[root]:  # selected with an earlier required closure
                 continue
             closure = self._probe(root)
             if closure is None:
-                self._raise_over_budget(root, required)
+                raise_over_budget(self.graph, self.budget, self.bounds, self.fail_bound, root, required)
             self._admit(root, closure, REQUIRED_ROOT, REQUIRED_DEPENDENCY)
 
-    def _consider(self, root: int) -> None:
-        """Admit the unselected, unblocked, undoomed optional ``root`` or doom it."""
+    def _consider(self, root: int) -> bool:
+        """Admit the unselected, unblocked, undoomed optional ``root`` (``True``) or doom it."""
         closure = self._probe(root)
         if closure is not None:
             self._admit(root, closure, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY)
-            return
+            return True
         if self.fail_doomed >= 0:
-            self._doom(root, self.outcome.doomed[self.fail_doomed] - 1, blame=self.fail_doomed)
-            return
+            self._doom_path(self.fail_path)
+            return False
         self._doom(root, self.fail_bound)
-        self._deepest_doomed(self.fail_path)
+        path = self.fail_path
+        self._doom_path(path[: self._deepest_doomed(path) + 1])
+        return False
 
     # --- probing ------------------------------------------------------------------
 
     def _probe(self, root: int) -> list[int] | None:
         """The unselected closure of ``root`` in post-order (dependencies first) if it fits
-        every remaining bound; else ``None`` with ``fail_*`` set. Stops at the first excess."""
-        self.stamp += 1
-        stamp, seen, settled, state = self.stamp, self.seen, self.settled, self.outcome.state
-        a = self.arrays
-        deps, tok, chars, nbytes, hist = a.deps, a.tokens, a.chars, a.nbytes, a.history
+        every remaining bound; else ``None`` with ``fail_*`` set. Stops at the first excess.
+        A closure that fits is left marked ``WALKED`` for the caller to admit or unwalk."""
+        mark, a = self.mark, self.arrays
+        offsets, targets, sizes = a.dep_offsets, a.dep_targets, a.sizes  # flat arrays: fewer cache misses
         r_hist, r_tok, r_chars, r_bytes, r_nodes = self.remaining
         self.fail_doomed = -1
-        seen[root] = stamp
-        h, t, c, b, k = hist[root], tok[root], chars[root], nbytes[root], 1
+        j = 4 * root
+        h, t, c, b, k = sizes[j], sizes[j + 1], sizes[j + 2], sizes[j + 3], 1
         stack = [root]
         if h > r_hist or t > r_tok or c > r_chars or b > r_bytes or k > r_nodes:
             self._fail(stack, (h, t, c, b, k))
             return None
-        positions = [0]
+        mark[root] = WALKED
+        pending = [iter(targets[offsets[root] : offsets[root + 1]])]  # per stack entry: dependencies not yet seen
         post: list[int] = []
-        while stack:
-            v = stack[-1]
-            ds = deps[v]
-            i = positions[-1]
-            while i < len(ds):
-                d = ds[i]
-                i += 1
-                if seen[d] == stamp:
-                    continue
-                if settled[d]:
-                    if state[d]:
-                        continue
-                    self.fail_path = [*stack, d]  # doomed: an unblocked root's closure is never blocked
-                    self.fail_doomed = d
-                    return None
-                seen[d] = stamp
-                h += hist[d]
-                t += tok[d]
-                c += chars[d]
-                b += nbytes[d]
+        while pending:
+            for d in pending[-1]:
+                seen = mark[d]
+                if seen:
+                    if seen == CLOSED:  # doomed: an unblocked root's closure is never blocked
+                        self.fail_path = [*stack, d]
+                        self.fail_doomed = d
+                        self._unwalk(post, stack)
+                        return None
+                    continue  # selected, or already counted in this walk
+                mark[d] = WALKED
+                j = 4 * d
+                h += sizes[j]
+                t += sizes[j + 1]
+                c += sizes[j + 2]
+                b += sizes[j + 3]
                 k += 1
+                stack.append(d)
                 if h > r_hist or t > r_tok or c > r_chars or b > r_bytes or k > r_nodes:
-                    stack.append(d)
+                    self._unwalk(post, stack)
                     self._fail(stack, (h, t, c, b, k))
                     return None
-                positions[-1] = i
-                stack.append(d)
-                positions.append(0)
+                pending.append(iter(targets[offsets[d] : offsets[d + 1]]))
                 break
             else:
-                stack.pop()
-                positions.pop()
-                post.append(v)
-        return post
+                pending.pop()
+                post.append(stack.pop())
+        self.walked = (h, t, c, b)
+        return post  # still marked WALKED: the caller admits it or unwalks it
+
+    def _unwalk(self, *walked: list[int]) -> None:
+        mark = self.mark
+        for nodes in walked:
+            for v in nodes:
+                mark[v] = OPEN
 
     def _fail(self, path: list[int], counted: tuple[int, int, int, int, int]) -> None:
         remaining = self.remaining
@@ -266,7 +288,8 @@ class _Selector:
             self._doom(node, bound, counted=own)
 
     def _deepest_doomed(self, path: list[int]) -> int:
-        """Binary search ``path`` for its deepest doomed node; 0 if only the root is.
+        """Binary search ``path`` for the index of its deepest doomed node (0: only the root),
+        dooming the nodes it probes.
 
         Doom is monotone along the path, since each node's closure holds its successor's.
         Dooming deep nodes lets later roots that share them fail without a walk.
@@ -278,123 +301,75 @@ class _Selector:
             node = path[middle]
             if doomed[node]:
                 deepest, low = middle, middle + 1
-            elif self._probe(node) is None:
+            elif (closure := self._probe(node)) is not None:
+                self._unwalk(closure)
+                high = middle - 1
+            else:
                 if self.fail_doomed >= 0:
-                    self._doom(node, doomed[self.fail_doomed] - 1, blame=self.fail_doomed)
+                    self._doom_path(self.fail_path)
                 else:
                     self._doom(node, self.fail_bound)
                 deepest, low = middle, middle + 1
-            else:
-                high = middle - 1
         return deepest
 
     def _doom(self, node: int, bound: int, *, blame: int = -1, counted: int | None = None) -> None:
-        """Record that ``node`` can never fit ``bound``; spread that to everything depending on it."""
+        """Record that ``node`` can never fit ``bound``: on its own, or because ``blame``,
+        one of its dependencies, cannot."""
         outcome = self.outcome
         outcome.doomed[node] = bound + 1
-        self.settled[node] = 1
+        self.mark[node] = CLOSED
         if blame >= 0:
             outcome.cause[node] = blame
         else:
             need = self.fail_counted if counted is None else counted
-            outcome.failed[node] = 1
-            outcome.counted[node] = min(need, MAX_INT)  # "at least": capping keeps it true
-            outcome.remained[node] = self.remaining[bound]
-        self._propagate(node)
+            # "at least": capping at the largest estimate keeps it true
+            outcome.failures[node] = (min(need, MAX_INT), self.remaining[bound])
 
-    def _propagate(self, start: int) -> None:
-        """Doom every unblocked, unselected node that depends on ``start``, transitively."""
-        dependents, settled, doomed = self.arrays.dependents, self.settled, self.outcome.doomed
-        mark = doomed[start]
-        stack = [start]
-        while stack:
-            for y in dependents[stack.pop()]:
-                if not settled[y]:
-                    settled[y] = 1
-                    doomed[y] = mark  # the dependency to blame is found when explained
-                    stack.append(y)
+    def _doom_path(self, path: list[int]) -> None:
+        """``path[-1]`` is doomed and each earlier node depends on the next, so each is doomed
+        too: blamed on the next, unless it already failed on its own."""
+        doomed = self.outcome.doomed
+        for k in range(len(path) - 2, -1, -1):
+            if not doomed[path[k]]:
+                self._doom(path[k], doomed[path[k + 1]] - 1, blame=path[k + 1])
 
     # --- admission ------------------------------------------------------------------
 
     def _admit(self, root: int, closure: list[int], root_state: int, dependency_state: int) -> None:
-        a, state, cause, remaining = self.arrays, self.outcome.state, self.outcome.cause, self.remaining
-        settled = self.settled
+        """Select ``closure``, which the last probe walked and found to fit."""
+        mark, remaining, outcome = self.mark, self.remaining, self.outcome
         for v in closure:
-            settled[v] = 1
-            state[v] = dependency_state
-            cause[v] = root
-            remaining[HISTORY] -= a.history[v]
-            remaining[TOKENS] -= a.tokens[v]
-            remaining[CHARS] -= a.chars[v]
-            remaining[BYTES] -= a.nbytes[v]
-            remaining[NODES] -= 1
-        state[root] = root_state
-        self.order.extend(closure)
-
-    # --- failures -------------------------------------------------------------------
-
-    def _raise_hidden(self, root: int) -> None:
-        nodes, blocked, cause = self.graph.nodes, self.outcome.blocked, self.outcome.cause
-        path = [root]
-        while blocked[path[-1]] == HIDDEN_DEPENDENCY:
-            path.append(cause[path[-1]])
-        ids = tuple(nodes[i].id for i in path)
-        hidden = nodes[path[-1]]
-        where = "it is hidden" if len(path) == 1 else f"{hidden.id!r} in its closure is hidden (via {' -> '.join(ids)})"
-        raise RequiredHiddenError(
-            f"required node {ids[0]!r} cannot be selected for role {self.profile.role!r}: {where}: "
-            f"{hidden_why(self.profile, hidden)}; no partial plan is made",
-            node_id=ids[0],
-            hidden_id=hidden.id,
-            path=ids,
-        )
-
-    def _raise_over_budget(self, root: int, required: list[int]) -> NoReturn:
-        a, bound = self.arrays, self.fail_bound
-        seen = set(required)
-        stack = list(required)
-        while stack:
-            for dep in a.deps[stack.pop()]:
-                if dep not in seen:
-                    seen.add(dep)
-                    stack.append(dep)
-        sizes = (a.history, a.tokens, a.chars, a.nbytes)
-        totals = [checked_add("required closure", *(sizes[code][i] for i in seen)) for code in range(4)]
-        totals.append(len(seen))
-        bounds = self.bounds
-        limits = (bounds.max_history_groups, self.budget.usable, bounds.max_chars, bounds.max_bytes, bounds.max_nodes)
-        available = limits[bound] or 0
-        reason, node_id = BOUND_REASONS[bound], self.graph.nodes[root].id
-        raise RequiredOverBudgetError(
-            f"required material does not fit ({reason.value}): the closures of all required nodes need "
-            f"{totals[bound]} {UNITS[bound]} but only {available} are available; it overflowed at required "
-            f"node {node_id!r}. Required material is never dropped: enlarge the window or bound, or reduce it",
-            node_id=node_id,
-            bound=reason,
-            required=totals[bound],
-            available=available,
-            required_tokens=totals[TOKENS],
-            available_tokens=self.budget.usable,
-        )
+            mark[v] = dependency_state
+        mark[root] = root_state
+        history, tokens, chars, nbytes = self.walked
+        remaining[HISTORY] -= history
+        remaining[TOKENS] -= tokens
+        remaining[CHARS] -= chars
+        remaining[BYTES] -= nbytes
+        remaining[NODES] -= len(closure)
+        outcome.order.extend(closure)
+        outcome.admissions.append((len(outcome.order), root))
 
     # --- result ---------------------------------------------------------------------
 
     def _plan(self) -> SelectionPlan:
-        a, order = self.arrays, self.order
+        # Every admission subtracted its closure from each remaining bound, and every
+        # closure fit, so what was used is exactly the start minus what remains.
+        used = [start - left for start, left in zip(self.start, self.remaining, strict=True)]
+        order = self.outcome.order
         accounting = BudgetAccounting.of(
             self.budget,
-            tokens=checked_add("selected tokens", *(a.tokens[i] for i in order)),
-            chars=sum(a.chars[i] for i in order),
-            nbytes=sum(a.nbytes[i] for i in order),
-            nodes=len(order),
-            history=sum(a.history[i] for i in order),
+            tokens=used[TOKENS],
+            chars=used[CHARS],
+            nbytes=used[BYTES],
+            nodes=used[NODES],
+            history=used[HISTORY],
         )
-        nodes = self.graph.nodes
         return SelectionPlan(
             profile=self.profile,
             budget=self.budget,
             bounds=self.bounds,
-            selected=tuple(nodes[i].id for i in order),
+            selected=tuple(map(self.graph.ids.__getitem__, order)),
             explanations=ExplanationMap(self.graph, self.profile, self.outcome),
             accounting=accounting,
             graph=self.graph,
