@@ -8,15 +8,15 @@ out-degree 2, acyclic by construction). Five nodes are required; the rest are op
 with random priority 0-9, recency ``i`` (newer nodes first within a priority) and token
 estimates 20-400; one node in ten is a history group. Two budgets: a fixed 128k-token
 window, and a window scaled to 5% of the graph's tokens (large admissions). The same
-DAGs are run again in *shuffled order*: priorities from 1,000 levels and recency a random
-permutation, so no tier is already in recency order and most candidates differ in tier.
+kind of DAG is run again in *shuffled order*: priorities from 1,000 levels and recency a
+random permutation, so tiers are small and none is already in recency order. A last
+scenario is settled history as the assembly builds it (each older group depends on the
+next newer one, the newest half fits), up to 100k groups.
 
 Times are CPU seconds of this process (``time.process_time``); select times are the
 best of ``--repeat`` runs or more (as many as fit in half a second, up to 50), each
-starting from a graph with no precedence order cached, so
-each pays for ordering the candidates it reaches, as a first select on a graph does.
-A third scenario is settled history as the assembly builds it (each older group depends
-on the next newer one, the newest half fits), up to 100k groups.
+starting from a graph with no precedence order cached, so each pays for ordering the
+candidates it reaches, as a first select on a graph does.
 The baseline is the obvious selector: for every optional root it recomputes the full
 closure from scratch and admits it if the unselected part fits. Both run on the same
 validated graph and must select the same nodes.
