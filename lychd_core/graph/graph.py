@@ -229,9 +229,10 @@ def node_summary(node: ContextNode) -> list[object]:
 
 
 def compact_array(values: list[int]) -> array[int]:
-    """``values`` (non-negative) in 4-byte items when they fit, else 8: on big graphs the
-    selector's random reads miss the cache less."""
-    return array("i" if max(values, default=0) < 2**31 else "q", values)
+    """``values`` (non-negative) in the smallest unsigned items that hold them all: on big
+    graphs the selector's random reads then miss the cache less."""
+    largest = max(values, default=0)
+    return array(next(code for code in "BHIQ" if largest < 1 << 8 * array(code).itemsize), values)
 
 
 def _build_arrays(nodes: tuple[ContextNode, ...], index: dict[str, int]) -> GraphArrays:
