@@ -10,7 +10,6 @@ from lychd_core.memory import (
     ClaimType,
     LifecycleState,
     MemoryRecord,
-    MemoryScope,
     Tombstone,
     add_feedback,
     check_successor,
@@ -33,24 +32,21 @@ from lychd_core.memory.errors import (
     TombstoneMismatchError,
 )
 from lychd_core.vocabulary import Provenance
+from tests.support.memories import memory_record
 
 
 def make(**changes: Any) -> MemoryRecord:
     fields: dict[str, Any] = {
-        "memory_id": "m1",
-        "revision": 1,
-        "scope": MemoryScope(project="p"),
         "claim_type": ClaimType.DECISION,
         "claim": "We chose SQLite as the embedded store.",
         "source_provenance": Provenance.REVIEW,
-        "source_events": ("ev1",),
         "confidence": 7000,
         "token_estimate": 12,
         "created": 10,
         "observed": 10,
     }
     fields.update(changes)
-    return MemoryRecord(**fields)
+    return memory_record(**fields)
 
 
 def test_each_operation_returns_a_new_checked_revision() -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import lychd_core.memory
 from lychd_core.digests import canonical_json, json_digest
 from lychd_core.errors import MemoryRecordError
-from lychd_core.memory import ClaimType, Feedback, LifecycleState, MemoryRecord, MemoryScope, parse_records_json
+from lychd_core.memory import ClaimType, Feedback, LifecycleState, MemoryScope, parse_records_json
 from lychd_core.memory.checks import FEATURE_RE, ID_RE
 from lychd_core.memory.errors import (
     EmptyScopeError,
@@ -29,26 +29,12 @@ from lychd_core.memory.errors import (
     UnknownClaimTypeError,
 )
 from lychd_core.vocabulary import Provenance
+from tests.support.memories import memory_record
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "memory.json"
 
 
-def make(**changes: Any) -> MemoryRecord:
-    fields: dict[str, Any] = {
-        "memory_id": "m1",
-        "revision": 1,
-        "scope": MemoryScope(project="p"),
-        "claim_type": ClaimType.FACT,
-        "claim": "The build runs with tox.",
-        "source_provenance": Provenance.USER,
-        "source_events": ("ev1",),
-        "confidence": 8000,
-        "token_estimate": 10,
-        "created": 1,
-        "observed": 1,
-    }
-    fields.update(changes)
-    return MemoryRecord(**fields)
+make = memory_record
 
 
 def test_a_valid_record_is_immutable_and_digested() -> None:

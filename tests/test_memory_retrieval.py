@@ -29,6 +29,7 @@ from lychd_core.memory import (
 from lychd_core.memory.errors import InvalidQueryError, ScoreOutOfRangeError, UnknownMemoryError
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Authority, ContextClass, Operation, Provenance, Trust
+from tests.support.memories import memory_record
 
 WRITER = RoleProfile(
     role="writer",
@@ -42,22 +43,15 @@ NO_ROLE: dict[str, Any] = {"role_profile": None, "scope": MemoryScope(project="p
 
 def make(memory_id: str = "m1", **changes: Any) -> MemoryRecord:
     fields: dict[str, Any] = {
-        "memory_id": memory_id,
-        "revision": 1,
         "scope": MemoryScope(project="p", repository="r"),
-        "claim_type": ClaimType.FACT,
         "claim": "Tests run with pytest -q.",
-        "source_provenance": Provenance.USER,
-        "source_events": ("ev1",),
         "supporting": ("s1",),
-        "confidence": 8000,
-        "token_estimate": 10,
         "created": 50,
         "observed": 50,
         "features": (("python", 4000), ("testing", 6000)),
     }
     fields.update(changes)
-    return MemoryRecord(**fields)
+    return memory_record(memory_id=memory_id, **fields)
 
 
 def ask(**changes: Any) -> MemoryQuery:

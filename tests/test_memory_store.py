@@ -41,25 +41,13 @@ from lychd_core.memory.errors import (
     UnknownMemoryError,
 )
 from lychd_core.memory.migrations import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, apply_migrations
-from lychd_core.vocabulary import Provenance
+from tests.support.memories import memory_record
 
 
 def make(memory_id: str = "m1", **changes: Any) -> MemoryRecord:
-    fields: dict[str, Any] = {
-        "memory_id": memory_id,
-        "revision": 1,
-        "scope": MemoryScope(project="p"),
-        "claim_type": ClaimType.PROCEDURE,
-        "claim": f"Run the release checklist for {memory_id}.",
-        "source_provenance": Provenance.USER,
-        "source_events": ("ev1",),
-        "confidence": 8000,
-        "token_estimate": 10,
-        "created": 1,
-        "observed": 1,
-    }
+    fields: dict[str, Any] = {"claim_type": ClaimType.PROCEDURE, "claim": f"Run the release checklist for {memory_id}."}
     fields.update(changes)
-    return MemoryRecord(**fields)
+    return memory_record(memory_id=memory_id, **fields)
 
 
 @pytest.fixture
