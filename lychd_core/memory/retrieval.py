@@ -63,20 +63,12 @@ def scan(view: ActiveView, query: MemoryQuery, *, explain_replayed: bool = False
     presets: dict[tuple[str, int], MemoryExplanation] = {}
     if explain_replayed and (view.older or view.forgotten):
         inputs = tuple(sorted(view.records + view.older + view.forgotten, key=lambda r: (r.memory_id, r.revision)))
-        for record in view.older:
-            presets[(record.memory_id, record.revision)] = MemoryExplanation(
-                record.memory_id,
-                record.revision,
-                False,
-                ExclusionReason.OLDER_REVISION,
-                "a newer revision of this memory is in the inputs",
-            )
-        for record in view.forgotten:
-            presets[(record.memory_id, record.revision)] = MemoryExplanation(
-                record.memory_id,
-                record.revision,
-                False,
-                ExclusionReason.FORGOTTEN,
-                "a tombstone at or above this revision forgets it",
-            )
+        replayed_out = (
+            (view.older, ExclusionReason.OLDER_REVISION, "a newer revision of this memory is in the inputs"),
+            (view.forgotten, ExclusionReason.FORGOTTEN, "a tombstone at or above this revision forgets it"),
+        )
+        for records, reason, detail in replayed_out:
+            for record in records:
+                key = (record.memory_id, record.revision)
+                presets[key] = MemoryExplanation(record.memory_id, record.revision, False, reason, detail)
     return admit(query, candidates, scorer, inputs, compiled, lambda: view.digest, presets)
