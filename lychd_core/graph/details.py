@@ -169,8 +169,8 @@ class ExplanationMap(Mapping[str, Explanation]):
 
     def _never_reached(self, i: int) -> tuple[OmissionReason, str]:
         """A root the selector stopped before: it ended once no single node could fit."""
-        a, final = self._graph.arrays, self._outcome.final
-        own = (a.history[i], a.tokens[i], a.chars[i], a.nbytes[i], 1)
+        final = self._outcome.final
+        own = self._graph.arrays.own(i)
         bound = next((b for b in range(len(own)) if final and own[b] > final[b]), None)
         if bound is None:  # pragma: no cover - the selector stops only when nothing fits
             raise SelectionError(f"internal error: node {self._graph.nodes[i].id!r} was neither selected nor omitted")

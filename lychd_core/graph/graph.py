@@ -94,6 +94,10 @@ class GraphArrays:
     """The least any one node adds to each bound (history, tokens, characters, bytes,
     nodes): a remaining bound below its floor admits nothing more."""
 
+    def own(self, i: int) -> tuple[int, ...]:
+        """What node ``i`` alone adds to each bound: history, tokens, characters, bytes, nodes."""
+        return (*self.sizes[4 * i : 4 * i + 4], 1)
+
 
 class ContextGraph:
     """An immutable, validated DAG of :class:`ContextNode`."""

@@ -42,8 +42,7 @@ def raise_over_budget(
             if dep not in seen:
                 seen.add(dep)
                 stack.append(dep)
-    sizes = (a.history, a.tokens, a.chars, a.nbytes)
-    totals = [checked_add("required closure", *(sizes[code][i] for i in seen)) for code in range(4)]
+    totals = [checked_add("required closure", *(a.sizes[4 * i + code] for i in seen)) for code in range(4)]
     totals.append(len(seen))
     limits = (bounds.max_history_groups, budget.usable, bounds.max_chars, bounds.max_bytes, bounds.max_nodes)
     available = limits[bound] or 0

@@ -179,9 +179,6 @@ class _Selector:
         while position >= 0:
             stack.append(position)
             position = blocked.find(HIDDEN, position + 1)
-        if not stack:
-            self.mark[:] = blocked.translate(_CLOSE_BLOCKED)
-            return
         dependents, behind = a.dependents, []
         while stack:
             for y in dependents[stack.pop()]:
@@ -282,8 +279,8 @@ class _Selector:
             bound += 1
         self.fail_path, self.fail_bound, self.fail_counted = path, bound, counted[bound]
         # The node that tipped the sum over, if too big on its own, can never fit: remember it.
-        node, a = path[-1], self.arrays
-        own = (a.history[node], a.tokens[node], a.chars[node], a.nbytes[node], 1)[bound]
+        node = path[-1]
+        own = self.arrays.own(node)[bound]
         if len(path) > 1 and own > remaining[bound] and not self.outcome.doomed[node]:
             self._doom(node, bound, counted=own)
 
