@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
-from lychd_core.media import normalize_media_type
+from lychd_core.mediatypes import normalize_media_type
 from lychd_core.registry import RegisteredPlugin, Registry
 
 SCHEMA_VERSION = 1

@@ -26,7 +26,7 @@ from lychd_core.families import (
     ProjectionProfile,
     RolePolicy,
 )
-from lychd_core.media import normalize_media_type
+from lychd_core.mediatypes import normalize_media_type
 from lychd_core.plugins import PluginHost, PluginSource, host, load_plugins
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lychd_core import config_docs, hookspecs
+from lychd_core import hookspecs
+from lychd_core.cli import config_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = [name for name in dir(hookspecs) if name.startswith("lychd_") and callable(getattr(hookspecs, name))]
@@ -48,7 +49,7 @@ def test_every_config_field_has_description_and_example() -> None:
 
 def test_configuration_reference_is_generated_and_current() -> None:
     assert (ROOT / "docs" / "configuration.md").read_text() == config_docs.render(), (
-        "regenerate with: python -m lychd_core.config_docs > docs/configuration.md"
+        "regenerate with: python -m lychd_core.cli.config_docs > docs/configuration.md"
     )
 
 
@@ -65,3 +66,48 @@ def test_package_inits_are_re_exports_under_80_lines() -> None:
     inits = [p for p in source_files() if p.name == "__init__.py"]
     long = [str(p.relative_to(ROOT)) for p in inits if len(p.read_text().splitlines()) > 80]
     assert long == []
+
+
+TOP_LEVEL = {
+    "__init__",
+    "blocks",
+    "config",
+    "digests",
+    "errors",
+    "families",
+    "history",
+    "hookspecs",
+    "labels",
+    "mediatypes",
+    "plugins",
+    "registry",
+    "roles",
+    "vocabulary",
+}
+
+
+def test_top_level_holds_only_core_types_and_the_plugin_host() -> None:
+    modules = {p.stem for p in (ROOT / "lychd_core").glob("*.py")}
+    assert modules - TOP_LEVEL == set(), "a pipeline stage belongs in its own subpackage"
+
+
+def test_public_entry_points_import_from_the_package() -> None:
+    import lychd_core
+
+    for name in lychd_core.__all__:
+        assert getattr(lychd_core, name) is not None
+
+
+def test_projection_modules_do_not_import_each_other_in_a_cycle() -> None:
+    import ast
+    import graphlib
+
+    folder = ROOT / "lychd_core" / "projection"
+    edges: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lychd_core.projection."):
+                imported.add(str(node.module).rsplit(".", 1)[1])
+        edges[path.stem] = imported
+    graphlib.TopologicalSorter(edges).prepare()  # raises CycleError on a cycle

@@ -10,7 +10,7 @@ import pytest
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import MaterialError, MediaTypeError
-from lychd_core.materials import (
+from lychd_core.projection.materials import (
     DigestMismatchError,
     MaterialNotFoundError,
     MaterialRef,

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lychd_core.errors import MediaTypeError
-from lychd_core.media import detect_media_type, is_textual, normalize_media_type
+from lychd_core.mediatypes import is_textual, normalize_media_type
+from lychd_core.projection.media import detect_media_type
 
 
 @pytest.mark.parametrize(

@@ -19,13 +19,13 @@ from lychd_core.digests import sha256_digest
 from lychd_core.errors import LychdError, MediaTypeError, RevisionMismatchError, UnknownPluginError
 from lychd_core.families import PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
-from lychd_core.projection import (
+from lychd_core.projection.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
+from lychd_core.projection.outcomes import check_outcome
+from lychd_core.projection.projector import (
     Contribution,
     ProfileMismatchError,
     Projector,
     RequiredMaterialUnavailable,
-    check_outcome,
 )
 from lychd_core.registry import registry_from
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lychd_core.walk import walk_files
+from lychd_core.projection.walk import walk_files
 
 
 def make(root: Path, files: dict[str, str]) -> None:

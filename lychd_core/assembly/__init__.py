@@ -3,8 +3,8 @@
 from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentSnapshots, Grant, environment_block, environment_key
+from lychd_core.assembly.governors import request_input_limit
 from lychd_core.assembly.orchestrator import ContextOrchestrator
-from lychd_core.governors import request_input_limit
 
 __all__ = [
     "AssembledContext",

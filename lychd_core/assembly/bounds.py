@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lychd_core.assembly.environment import Grant
+from lychd_core.assembly.governors import effective_char_cap, request_input_limit, resolve_window
 from lychd_core.config import LychdConfig
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.governors import effective_char_cap, request_input_limit, resolve_window
 from lychd_core.graph import SelectionBounds, TokenBudget
 
 

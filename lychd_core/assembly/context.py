@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lychd_core.assembly.bounds import AssemblyBounds
+from lychd_core.assembly.floor import render_floor
 from lychd_core.blocks import Block, Layer
-from lychd_core.floor import render_floor
 from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel

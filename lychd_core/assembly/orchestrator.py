@@ -30,10 +30,10 @@ from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
-from lychd_core.materials import MaterialRef, Workspace
 from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
-from lychd_core.projection import Projector
-from lychd_core.projection_cache import ProjectionCache
+from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.materials import MaterialRef, Workspace
+from lychd_core.projection.projector import Projector
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement

@@ -16,8 +16,8 @@ from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import default_config, load_config
 from lychd_core.errors import AssemblyError, MaterialError
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.materials import MaterialRef, Workspace
-from lychd_core.walk import walk_files
+from lychd_core.projection.materials import MaterialRef, Workspace
+from lychd_core.projection.walk import walk_files
 
 BAR_WIDTH = 60
 BAR_STYLES = {

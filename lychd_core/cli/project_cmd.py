@@ -16,11 +16,11 @@ from rich.table import Table
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import MaterialError
-from lychd_core.materials import MaterialNotFoundError, MaterialRef, Workspace
-from lychd_core.projection import Contribution, Projector
-from lychd_core.projection_cache import ProjectionCache
+from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.materials import MaterialNotFoundError, MaterialRef, Workspace
+from lychd_core.projection.projector import Contribution, Projector
+from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
-from lychd_core.walk import walk_files
 
 PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50

@@ -14,7 +14,7 @@ from itertools import accumulate, chain
 
 from lychd_core.digests import json_digest
 from lychd_core.errors import GraphError
-from lychd_core.gcpause import cyclic_gc_paused
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import PrecedenceIndex
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement, token

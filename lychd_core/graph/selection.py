@@ -22,7 +22,6 @@ are explained from that final state.
 from __future__ import annotations
 
 from lychd_core.errors import SelectionError
-from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget
 from lychd_core.graph.details import (
     BYTES,
@@ -41,6 +40,7 @@ from lychd_core.graph.details import (
     Outcome,
 )
 from lychd_core.graph.explain import SelectionPlan
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import precedence_key

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from lychd_core.floor import FloorBlockError, render_floor
+from lychd_core.assembly.floor import FloorBlockError, render_floor
 from lychd_core.integrations.outbound import bound_outbound, history_char_budget, outbound_char_cap
 
 if TYPE_CHECKING:

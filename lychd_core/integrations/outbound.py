@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar, overload
 
+from lychd_core.assembly.governors import BoundedMessages, bound_messages, effective_char_cap
 from lychd_core.config import Governors
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.governors import BoundedMessages, bound_messages, effective_char_cap
 from lychd_core.history import Message
 
 ItemT = TypeVar("ItemT")

@@ -38,11 +38,11 @@ except ModuleNotFoundError as exc:  # the optional extra is missing: say how to 
         name=exc.name,
     ) from exc
 
+from lychd_core.assembly.floor import BLOCK_SEPARATOR, check_floor, render_block
+from lychd_core.assembly.governors import request_input_limit, resolve_window
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
-from lychd_core.floor import BLOCK_SEPARATOR, check_floor, render_block
-from lychd_core.governors import request_input_limit, resolve_window
 from lychd_core.history import Message, check_message, check_messages, message_chars
 from lychd_core.integrations.outbound import (
     LazyWire,

@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Any
 
 from lychd_core.digests import json_digest
-from lychd_core.gcpause import cyclic_gc_paused
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.admission import Candidate
 from lychd_core.memory.filters import CompiledFilter
 from lychd_core.memory.plan import RetrievalPlan, admit

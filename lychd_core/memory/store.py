@@ -17,7 +17,7 @@ from typing import Any
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import MemoryStoreError
-from lychd_core.gcpause import cyclic_gc_paused
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.errors import (
     CorruptStoreError,

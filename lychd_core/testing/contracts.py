@@ -11,7 +11,7 @@ from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.errors import CompactionError, LychdError, PrivacyRefusal
 from lychd_core.families import Compressed, PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.media import normalize_media_type
+from lychd_core.mediatypes import normalize_media_type
 from lychd_core.registry import registry_from
 from lychd_core.roles import PRODUCER_CLASSES, RoleProfile, allowed_operations
 

@@ -1,6 +1,6 @@
 """Generate the configuration reference (docs/configuration.md) from field metadata.
 
-Run ``python -m lychd_core.config_docs > docs/configuration.md``; a test keeps the
+Run ``python -m lychd_core.cli.config_docs > docs/configuration.md``; a test keeps the
 file in step with the models, and checks every field has a description and example.
 """
 
@@ -21,7 +21,7 @@ A deployment configuration is one TOML file (`profiles/default.toml` is the embe
 default; `lychd config init` writes it, `lychd config validate FILE` checks a file
 against the installed plugins, `lychd config schema` prints the JSON Schema for
 editor completion). Every table forbids unknown keys. This page is generated from the
-field descriptions by `python -m lychd_core.config_docs`; do not edit it by hand.
+field descriptions by `python -m lychd_core.cli.config_docs`; do not edit it by hand.
 """
 
 

@@ -32,7 +32,7 @@ from lychd_core.blocks import Omission
 from lychd_core.digests import sha256_digest, text_digest
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
-from lychd_core.media import MediaDecision
+from lychd_core.projection.media import MediaDecision
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
 SCHEMA_VERSION = 1
@@ -134,14 +134,15 @@ def _media_detector() -> str:
     """Identity of the media-type detector: the core's tables and libmagic's version."""
     import magic
 
-    from lychd_core import media
+    from lychd_core import mediatypes
+    from lychd_core.projection import media
 
     tables = {
-        "aliases": dict(media.ALIASES),
+        "aliases": dict(mediatypes.ALIASES),
         "file_names": dict(media.FILE_NAMES),
         "extensions": dict(media.EXTENSIONS),
         "shebangs": [[pattern.pattern.decode("latin-1"), kind] for pattern, kind in media.SHEBANGS],
-        "textual": sorted(media.TEXT_APPLICATION_TYPES),
+        "textual": sorted(mediatypes.TEXT_APPLICATION_TYPES),
         "sniff": media.SNIFF_BYTES,
         "libmagic": str(getattr(magic, "version", lambda: "?")()),
     }

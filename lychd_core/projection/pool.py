@@ -11,20 +11,16 @@ import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lychd_core.families import PluginFamily, SourceMaterial, Unavailable
+from lychd_core.projection.outcomes import Checked, Job, run_profile
 from lychd_core.registry import Registry, get_registry
-
-if TYPE_CHECKING:
-    from lychd_core.projection import Checked, Job
 
 _INHERITED: Registry | None = None
 
 
 def _project_task(name: str, revision: int, options: dict[str, Any], source: SourceMaterial) -> Checked:
-    from lychd_core.projection import run_profile
-
     registry = _INHERITED if _INHERITED is not None else get_registry()
     plugin = registry.resolve(PluginFamily.PROJECTION_PROFILE, name, revision)
     return run_profile(plugin, plugin.obj.options_model.model_validate(options), source)
@@ -60,8 +56,6 @@ class JobRunner:
 
     def submit(self, job: Job) -> Future[Checked]:
         """Start one job: in this process at once (a completed future), or in the pool."""
-        from lychd_core.projection import run_profile
-
         if self.processes == 1:
             future: Future[Checked] = Future()
             future.set_result(run_profile(job.plugin, job.options, job.source))

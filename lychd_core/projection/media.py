@@ -23,30 +23,9 @@ from typing import Literal
 import magic
 
 from lychd_core.errors import MediaTypeError
+from lychd_core.mediatypes import OCTET_STREAM, is_textual, normalize_media_type
 
-OCTET_STREAM = "application/octet-stream"
 SNIFF_BYTES = 65_536
-
-_MEDIA_TYPE_RE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")
-
-ALIASES = MappingProxyType(
-    {
-        "text/x-script.python": "text/x-python",
-        "text/x-python-script": "text/x-python",
-        "application/x-python-code": "text/x-python",
-        "application/x-toml": "application/toml",
-        "text/x-toml": "application/toml",
-        "text/toml": "application/toml",
-        "text/x-yaml": "application/yaml",
-        "application/x-yaml": "application/yaml",
-        "text/yaml": "application/yaml",
-        "text/x-markdown": "text/markdown",
-        "text/json": "application/json",
-        "application/javascript": "text/javascript",
-        "text/x-sh": "text/x-shellscript",
-        "application/x-sh": "text/x-shellscript",
-    }
-)
 
 FILE_NAMES = MappingProxyType(
     {
@@ -90,21 +69,7 @@ SHEBANGS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     (re.compile(rb"^#![^\n]*\b(ba|z|da)?sh\b"), "text/x-shellscript"),
 )
 
-TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/toml", "application/yaml", "application/xml"})
-
 DecisionSource = Literal["binary", "pinned", "file-name", "extension", "shebang", "libmagic"]
-
-
-def normalize_media_type(value: str) -> str:
-    """Lower-case, drop parameters, and map known aliases to one canonical name."""
-    base = value.split(";", 1)[0].strip().lower()
-    if not _MEDIA_TYPE_RE.match(base):
-        raise MediaTypeError(f"{value!r} is not a media type; expected 'type/subtype', e.g. 'text/x-python'")
-    return ALIASES.get(base, base)
-
-
-def is_textual(media_type: str) -> bool:
-    return media_type.startswith("text/") or media_type in TEXT_APPLICATION_TYPES
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from lychd_core.digests import is_digest, sha256_digest
 from lychd_core.errors import MaterialError, MediaTypeError
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.media import MediaDecision, detect_media_type, normalize_media_type
+from lychd_core.mediatypes import normalize_media_type
+from lychd_core.projection.media import MediaDecision, detect_media_type
 
 ARTIFACT_PREFIX = "artifact:"
 CURRENT_DIGEST_LIMIT = 256 * 1024 * 1024

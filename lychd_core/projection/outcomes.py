@@ -1,0 +1,88 @@
+"""A projection job and the checks every profile's outcome passes, shared by the projector and its pool."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from lychd_core.blocks import Omission
+from lychd_core.digests import canonical_json
+from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_core.projection.cache import CacheKey
+from lychd_core.projection.materials import MaterialRef
+from lychd_core.registry import RegisteredPlugin
+
+__all__ = ["Checked", "Job", "canonical_facts", "check_outcome", "checked", "run_profile"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """A resolved reference whose projection is not cached yet."""
+
+    ref: MaterialRef
+    plugin: RegisteredPlugin
+    options: BaseModel
+    source: SourceMaterial
+    key: CacheKey
+
+
+def _no_float(text: str) -> object:
+    raise TypeError(f"canonical JSON refuses floats ({text}); use integers")
+
+
+def canonical_facts(value: object) -> bytes:
+    """``canonical_json(value)``, with a fast path: C encoding and decoding instead of a Python walk.
+
+    The fast path holds when the value survives a float-refusing round trip unchanged
+    (string keys, lists, no floats); anything else takes the exact, slower route.
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        if json.loads(text, parse_float=_no_float, parse_constant=_no_float) == value:
+            return text.encode("utf-8")
+    except (TypeError, ValueError):
+        pass
+    return canonical_json(value)  # raises TypeError naming what is not canonical
+
+
+Checked = tuple[Projected, bytes] | Unavailable
+"""A checked outcome: a projection with its canonical facts, or an explained absence."""
+
+
+def checked(outcome: object, max_chars: int) -> Checked:
+    """Hold any profile (first- or third-party) to the family contract; a breach is unavailable."""
+    if isinstance(outcome, Unavailable):
+        return outcome if outcome.reason else Unavailable("the profile gave no reason")
+    if not isinstance(outcome, Projected) or not isinstance(outcome.text, str):
+        return Unavailable(f"the profile returned {type(outcome).__name__}, not Projected or Unavailable")
+    if len(outcome.text) > max_chars:
+        return Unavailable(f"the profile returned {len(outcome.text)} characters, over the bound of {max_chars}")
+    line_map = outcome.line_map
+    if line_map and (
+        len(line_map) != len(outcome.text.splitlines()) or not all(type(n) is int and n >= 1 for n in line_map)
+    ):
+        return Unavailable("the profile returned a line map that does not give one source line per text line")
+    if not all(isinstance(omission, Omission) for omission in outcome.omissions):
+        return Unavailable("the profile returned omissions that are not Omission values")
+    try:
+        facts = canonical_facts(outcome.facts)
+    except TypeError as exc:
+        return Unavailable(f"the profile returned facts that are not canonical JSON: {exc}")
+    return outcome, facts
+
+
+def check_outcome(outcome: object, max_chars: int) -> Projected | Unavailable:
+    """:func:`checked` without the canonical facts."""
+    result = checked(outcome, max_chars)
+    return result if isinstance(result, Unavailable) else result[0]
+
+
+def run_profile(plugin: RegisteredPlugin, options: BaseModel, source: SourceMaterial) -> Checked:
+    """Call the profile; a crash inside it is an explained absence, not a crash of the caller."""
+    try:
+        outcome = plugin.obj.project(source, options)
+    except Exception as exc:
+        return Unavailable(f"{plugin.pin} raised {type(exc).__name__}: {exc}")
+    return checked(outcome, source.max_chars)
