@@ -7,7 +7,6 @@ errors (unknown plugin, revision, options) are collected pre-commit style.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +15,16 @@ from typing import Any, Literal
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lychd_core.errors import ConfigError, LychdError, MediaTypeError
+from lychd_core.errors import ConfigError, LychdError, MediaTypeError, PluginCallError
 from lychd_core.families import PluginFamily
+from lychd_core.inputs import parse_toml, read_input_text
 from lychd_core.mediatypes import normalize_media_type
+from lychd_core.plugins import call_plugin
 from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
+MAX_CONFIG_BYTES = 1 << 20
 
 
 class StrictModel(BaseModel):
@@ -204,16 +207,8 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> LychdConf
 
 def load_config(path: str | Path) -> LychdConfig:
     """Read and structurally validate a TOML configuration file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
-    return parse_config(data, str(path))
+    text = read_input_text(str(path), what="configuration", max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
+    return parse_config(parse_toml(text, source=str(path), error=ConfigError), str(path))
 
 
 def _drop_empty(value: Any) -> Any:
@@ -267,7 +262,26 @@ def _resolve(
     except ValidationError as exc:
         problems = validation_problems(exc)
         raise ConfigError(f"{where}.options rejected by {found.pin}: " + "; ".join(problems)) from None
+    except RecursionError:
+        raise ConfigError(f"{where}.options of {found.pin} are nested too deeply") from None
+    except Exception as exc:  # a plugin's own validator crashed: its fault, typed and named
+        raise PluginCallError(
+            f"options model of {found.pin} from {found.distribution} raised {type(exc).__name__}: {exc}"
+        ) from exc
     return ResolvedPin(found, validated)
+
+
+def role_profile(config: LychdConfig, registry: Registry, role: str) -> RoleProfile:
+    """The configured role policy's profile of ``role``: options validated, the policy called
+    behind the plugin boundary (typed errors, time limit), its answer checked."""
+    pin = config.role_policy
+    resolved = _resolve(registry, PluginFamily.ROLE_POLICY, pin.name, pin.revision, pin.options, "role_policy")
+    plugin = resolved.plugin
+    what = f"role policy {plugin.pin} profile({role!r})"
+    profile = call_plugin(plugin.distribution, what, plugin.obj.profile, role, resolved.options)
+    if not isinstance(profile, RoleProfile):
+        raise PluginCallError(f"{what} from {plugin.distribution} returned {type(profile).__name__}, not a RoleProfile")
+    return profile
 
 
 def resolve_rule(config: LychdConfig, registry: Registry, media_type: str) -> ResolvedPin:

@@ -30,6 +30,14 @@ class DuplicatePluginError(PluginError, ValueError):
     """Two plugins of one family registered the same name."""
 
 
+class PluginCallError(PluginError):
+    """Plugin code raised (even ``SystemExit`` or ``KeyboardInterrupt``); names the distribution."""
+
+
+class PluginTimeoutError(PluginCallError, TimeoutError):
+    """Plugin code did not finish within its per-call time limit."""
+
+
 class UnknownPluginError(PluginError, LookupError):
     """A name that no installed plugin registered."""
 

@@ -9,16 +9,32 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any, TypeVar
 
 import pluggy
 
 from lychd_core import hookspecs
-from lychd_core.errors import PluginLoadError, PluginValidationError
+from lychd_core.errors import (
+    DuplicatePluginError,
+    LychdError,
+    PluginCallError,
+    PluginLoadError,
+    PluginTimeoutError,
+    PluginValidationError,
+)
+
+T = TypeVar("T")
 
 ENTRY_POINT_GROUP = "lychd"
 ALLOWLIST_ENV = "LYCHD_LOAD_PLUGINS"
+CALL_LIMIT_ENV = "LYCHD_PLUGIN_CALL_SECONDS"
+DEFAULT_CALL_SECONDS = 30.0
+"""Time limit of one bounded plugin call (registration hook, role policy), unless the
+environment variable ``LYCHD_PLUGIN_CALL_SECONDS`` sets another."""
 
 DEFAULT_PLUGINS: tuple[str, ...] = ()
 """Core-bundled hook modules. Empty: first-party plugins ship as their own
@@ -87,7 +103,7 @@ class PluginHost:
             if entry_points_enabled:
                 for entry_point in self._selected_entry_points():
                     name = entry_point.name
-                    if self.pm.has_plugin(name):
+                    if self.pm.has_plugin(name):  # a DEFAULT_PLUGINS module of the same name
                         continue
                     self.register(_load_entry_point(entry_point), name, _source_of(entry_point))
                     added.append(name)
@@ -99,13 +115,26 @@ class PluginHost:
 
     @staticmethod
     def _selected_entry_points() -> list[EntryPoint]:
+        """Allowed entry points by name; one name from two distributions is a duplicate."""
         allow = _allowlist()
-        selected = []
+        selected: dict[str, EntryPoint] = {}
         for entry_point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-            dist = entry_point.dist.name if entry_point.dist else ""
-            if allow is None or normalize_distribution(dist) in allow:
-                selected.append(entry_point)
-        return selected
+            dist = normalize_distribution(entry_point.dist.name if entry_point.dist else "")
+            if allow is not None and dist not in allow:
+                continue
+            earlier = selected.get(entry_point.name)
+            if earlier is None:
+                selected[entry_point.name] = entry_point
+                continue
+            earlier_dist = normalize_distribution(earlier.dist.name if earlier.dist else "")
+            if earlier_dist != dist or earlier.value != entry_point.value:
+                raise DuplicatePluginError(
+                    f"entry point {entry_point.name!r} of group {ENTRY_POINT_GROUP!r} is declared by "
+                    f"{_source_of(earlier).distribution} ({earlier.value}) and by "
+                    f"{_source_of(entry_point).distribution} ({entry_point.value}); entry point names must be "
+                    f"unique: uninstall one, or leave one out of {ALLOWLIST_ENV}"
+                )
+        return list(selected.values())
 
 
 def _core_version() -> str:
@@ -125,12 +154,57 @@ def _load_entry_point(entry_point: EntryPoint) -> object:
     source = _source_of(entry_point)
     try:
         return entry_point.load()
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt from plugin code too
         raise PluginLoadError(
             f"plugin {entry_point.name!r} from distribution {source.distribution} {source.version} "
             f"failed to import ({entry_point.value}): {type(exc).__name__}: {exc}. "
             f"Fix or uninstall {source.distribution}, or leave it out of {ALLOWLIST_ENV}"
         ) from exc
+
+
+def call_limit() -> float:
+    """Seconds one bounded plugin call may take (``LYCHD_PLUGIN_CALL_SECONDS``, default 30)."""
+    raw = os.environ.get(CALL_LIMIT_ENV)
+    try:
+        seconds = float(raw) if raw else DEFAULT_CALL_SECONDS
+    except ValueError:
+        return DEFAULT_CALL_SECONDS
+    return seconds if seconds > 0 else DEFAULT_CALL_SECONDS
+
+
+def call_plugin(distribution: str, what: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call plugin code behind the typed boundary, within :func:`call_limit` seconds.
+
+    Whatever the plugin raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
+    becomes a :class:`PluginCallError` naming ``distribution``; a call past the limit
+    is a :class:`PluginTimeoutError` (its thread is abandoned as a daemon, so it cannot
+    keep the process alive). Typed lychd errors raised by the plugin pass unchanged.
+    """
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args, **kwargs)))
+        except BaseException as exc:  # the boundary: every plugin failure becomes typed
+            outcome.append((False, exc))
+
+    limit = call_limit()
+    worker = threading.Thread(target=target, name=f"lychd-plugin {what}", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if not outcome:
+        raise PluginTimeoutError(
+            f"{what} from {distribution} did not finish within {limit:g} s; fix or uninstall {distribution} "
+            f"(the limit is {CALL_LIMIT_ENV})"
+        )
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    if isinstance(value, LychdError):
+        raise value
+    raise PluginCallError(
+        f"{what} from {distribution} raised {type(value).__name__}: {value}; fix or uninstall {distribution}"
+    ) from value
 
 
 host = PluginHost()

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ValidationError
 from lychd_core.errors import (
     DuplicatePluginError,
     MediaTypeError,
-    PluginError,
     PluginValidationError,
     RevisionMismatchError,
     UnknownPluginError,
@@ -27,7 +26,7 @@ from lychd_core.families import (
     RolePolicy,
 )
 from lychd_core.mediatypes import normalize_media_type
-from lychd_core.plugins import PluginHost, PluginSource, host, load_plugins
+from lychd_core.plugins import PluginHost, PluginSource, call_plugin, host, load_plugins
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$")
 
@@ -181,15 +180,8 @@ def build_registry(plugin_host: PluginHost) -> Registry:
         for impl in caller.get_hookimpls():
             source = plugin_host.sources.get(impl.plugin_name, PluginSource(impl.plugin_name, "?"))
             register = _registrar(registry, family, source)
-            try:
-                impl.function(**{arg: register for arg in impl.argnames})
-            except PluginError:
-                raise
-            except Exception as exc:
-                raise PluginError(
-                    f"{hook_name} of plugin {impl.plugin_name!r} from {source.distribution} raised "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+            what = f"{hook_name} of plugin {impl.plugin_name!r}"
+            call_plugin(source.distribution, what, impl.function, **{arg: register for arg in impl.argnames})
     return registry
 
 

@@ -63,10 +63,16 @@ def reserve_required(bounds: AssemblyBounds, parts: dict[str, int], required_tok
     """Floor, query and continuation first; return their characters or refuse with the figures."""
     required_chars = sum(parts.values())
     if required_chars > bounds.char_cap or required_tokens > bounds.budget.usable:
+        available = (
+            f"only {bounds.char_cap} characters are available (no model window is known, so the character cap "
+            "alone bounds)"
+            if bounds.window is None
+            else f"only {bounds.char_cap} characters and {bounds.budget.usable} tokens of the {bounds.window}-token "
+            "window are available"
+        )
         raise ContextBudgetExceededError(
             f"floor, query and continuation need {required_chars} characters (~{required_tokens} tokens) but "
-            f"only {bounds.char_cap} characters ({bounds.budget.usable} tokens) are available: "
-            + ", ".join(f"{name} {chars}" for name, chars in parts.items()),
+            f"{available}: " + ", ".join(f"{name} {chars}" for name, chars in parts.items()),
             required=required_chars,
             available=bounds.char_cap,
             parts=parts,

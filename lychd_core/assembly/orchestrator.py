@@ -25,7 +25,7 @@ from lychd_core.assembly.nodes import (
     query_node,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
-from lychd_core.config import LychdConfig
+from lychd_core.config import LychdConfig, role_profile
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
@@ -61,7 +61,10 @@ class ContextOrchestrator:
     # --- run cache -----------------------------------------------------------------
 
     def get(self, run_id: str) -> AssembledContext:
-        """The retained assembly of an active run."""
+        """The retained assembly of an active run.
+
+        Raises :class:`LeaseError` when the run was never assembled or was already released.
+        """
         with self._lock:
             found = self._runs.get(run_id)
         if found is None:
@@ -69,12 +72,15 @@ class ContextOrchestrator:
         return found[0]
 
     def release(self, run_id: str) -> None:
-        """Terminal settlement: drop the run's assembly and its environment lease."""
+        """Terminal settlement: drop the run's assembly and its environment lease.
+
+        Idempotent, as in the reference: releasing a run that holds nothing (never
+        assembled, or already released) is a no-op. Raises nothing of its own.
+        """
         with self._lock:
             found = self._runs.pop(run_id, None)
-        if found is None:
-            raise LeaseError(f"run {run_id!r} holds no assembly to release")
-        self.environments.release(run_id, found[1])
+        if found is not None:
+            self.environments.release(run_id, found[1])
 
     def active_runs(self) -> frozenset[str]:
         with self._lock:
@@ -83,9 +89,7 @@ class ContextOrchestrator:
     # --- assembly --------------------------------------------------------------------
 
     def role_profile(self, role: str) -> RoleProfile:
-        pin = self.config.role_policy
-        policy = self.registry.role_policy(pin.name, pin.revision)
-        return policy.profile(role, policy.options_model.model_validate(pin.options))
+        return role_profile(self.config, self.registry, role)
 
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).

@@ -7,11 +7,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from rich.markup import escape
-
 from lychd_core import __version__
+from lychd_core.cli.boundary import ensure_standard_streams, run_guarded, undecodable_argument
 from lychd_core.cli.output import err_console
-from lychd_core.errors import LychdError
 
 # Each module exposes ``add_parser(subparsers)`` and sets ``func`` on its parser.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -37,20 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every outcome maps to an exit code in ``boundary.run_guarded``."""
+    ensure_standard_streams()
+    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    bad = undecodable_argument(arguments)
+    if bad is not None:
+        parser.print_usage(sys.stderr)
+        err_console.print(f"lychd: error: argument {bad + 1} is not valid UTF-8 text: {arguments[bad]!a}")
+        return 2
+    args = parser.parse_args(arguments)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
         return 2
-    try:
-        return int(func(args))
-    except LychdError as exc:
-        err_console.print(f"[bold red]error:[/] {type(exc).__name__}: {escape(str(exc))}", soft_wrap=True)
-        return 1
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        return 130
+    return run_guarded(lambda: int(func(args)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,16 @@ from rich.text import Text
 
 from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
+from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import default_config, load_config
 from lychd_core.errors import AssemblyError, MaterialError
+from lychd_core.inputs import parse_json, read_input_bytes, read_input_text
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.walk import walk_files
 
+MAX_MESSAGES_BYTES = 256 * 1024 * 1024
+MAX_QUERY_BYTES = 16 * 1024 * 1024
 BAR_WIDTH = 60
 BAR_STYLES = {
     "floor": "magenta",
@@ -44,7 +46,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--instructions", help="identity text for layer 1 (the agent's static instructions)")
     parser.add_argument("--history", help="JSON file: settled history in the Pydantic AI wire form")
     parser.add_argument("--continuation", help="JSON file: the indivisible current continuation")
-    parser.add_argument("--query", required=True, help="the user's query")
+    asked = parser.add_mutually_exclusive_group(required=True)
+    asked.add_argument("--query", help="the user's query")
+    asked.add_argument("--query-file", metavar="PATH", help="read the query from a UTF-8 file ('-' for standard input)")
     parser.add_argument("--role", help="role whose policy filters the context (default from config)")
     parser.add_argument("--window", type=int, help="known model context window in tokens")
     parser.add_argument("--reserve-output", type=int, help="tokens reserved for the model's output")
@@ -64,27 +68,32 @@ def add_parser(subparsers: Any) -> None:
 def _read_messages(path: str | None, what: str) -> list[Any]:
     if path is None:
         return []
-    try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise AssemblyError(f"--{what} {path}: cannot read JSON: {exc}") from None
+    text = read_input_bytes(path, what=f"--{what}", max_bytes=MAX_MESSAGES_BYTES, error=AssemblyError)
+    value = parse_json(text, source=f"--{what} {path}", error=AssemblyError)
     if not isinstance(value, list):
         raise AssemblyError(f"--{what} {path}: expected a JSON list of messages, got {type(value).__name__}")
     return value
 
 
-def _material_refs(workspace: Workspace, root: Path, paths: list[str]) -> tuple[list[MaterialRef], list[Unexplained]]:
+def _query(args: argparse.Namespace) -> str:
+    if args.query_file is None:
+        return str(args.query)
+    return read_input_text(args.query_file, what="--query-file", max_bytes=MAX_QUERY_BYTES, error=AssemblyError)
+
+
+def _material_refs(workspace: Workspace, paths: list[str]) -> tuple[list[MaterialRef], list[Unexplained]]:
     """A named file is required (any refusal stops the run); a file found by walking a
     directory is optional, and one that cannot be referenced is reported, not fatal."""
     refs: list[MaterialRef] = []
     skipped: list[Unexplained] = []
     for raw in paths:
-        target = (root / raw).resolve()
-        if not target.is_dir():
-            refs.append(MaterialRef.for_current(workspace, raw, required=True))
+        relative, is_dir = workspace.argument(raw)
+        if not is_dir:
+            refs.append(MaterialRef.for_current(workspace, relative, required=True))
             continue
-        walked = walk_files(target, root)
+        walked = walk_files(workspace.root / relative, workspace.root)
         skipped += [Unexplained(path, f"unreadable directory: {reason}") for path, reason in walked.unreadable]
+        skipped += [Unexplained(path, reason) for path, reason in walked.refused]
         for file in walked.files:
             try:
                 refs.append(MaterialRef.for_current(workspace, file, required=False))
@@ -94,11 +103,11 @@ def _material_refs(workspace: Workspace, root: Path, paths: list[str]) -> tuple[
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config) if args.config else default_config()
-    root = Path(args.workspace).resolve()
-    orchestrator = ContextOrchestrator(config, workspace=root)
+    config = checked_config(args.config, for_model_call=True)
+    query = _query(args)
+    orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
-    refs, skipped = _material_refs(orchestrator.workspace, root, args.material)
+    refs, skipped = _material_refs(orchestrator.workspace, args.material)
     identity = []
     if args.instructions:
         identity.append(
@@ -125,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
             memory=memory,
             run_id=args.run_id,
             session_id=args.session_id,
-            query=args.query,
+            query=query,
             identity=identity,
             codex=refs,
             history=_read_messages(args.history, "history"),

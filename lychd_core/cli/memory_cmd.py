@@ -8,8 +8,9 @@ from typing import Any
 
 from rich.table import Table
 
+from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, default_config, load_config
+from lychd_core.config import LychdConfig, role_profile
 from lychd_core.memory import (
     ClaimType,
     MemoryQuery,
@@ -66,7 +67,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _config(args: argparse.Namespace) -> LychdConfig:
-    return default_config() if args.config is None else load_config(args.config)
+    return checked_config(args.config)
 
 
 def _store_path(args: argparse.Namespace, config: LychdConfig) -> Path:
@@ -107,9 +108,7 @@ def run_forget(args: argparse.Namespace) -> int:
 
 
 def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
-    pin = config.role_policy
-    policy = get_registry().role_policy(pin.name, pin.revision)
-    return policy.profile(role, policy.options_model.model_validate(pin.options))
+    return role_profile(config, get_registry(), role)
 
 
 def run_query(args: argparse.Namespace) -> int:

@@ -13,11 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.rule import Rule
 from rich.table import Table
 
+from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, default_config, load_config
+from lychd_core.config import LychdConfig
 from lychd_core.errors import MaterialError
 from lychd_core.projection.cache import ProjectionCache
-from lychd_core.projection.materials import MaterialNotFoundError, MaterialRef, Workspace
+from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
@@ -43,23 +44,23 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def collect_paths(workspace: Workspace, config: LychdConfig, arguments: list[str]) -> tuple[list[str], list[Any]]:
-    """Workspace-relative files named or found under the arguments, plus unreadable directories."""
+def collect_paths(
+    workspace: Workspace, config: LychdConfig, arguments: list[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Workspace-relative files named or found under the arguments, plus what could not be walked."""
     state_dir = config.stores.path_of(config.stores.projection_cache, workspace.root).parent
     files: dict[str, None] = {}
-    unreadable: list[tuple[str, str]] = []
+    problems: list[tuple[str, str]] = []
     for argument in arguments:
-        relative = workspace.relative(argument)
-        path = workspace.root / relative if relative != "." else workspace.root
-        if path.is_dir() and not path.is_symlink():
-            found = walk_files(path, workspace.root, skip=(state_dir,))
+        relative, is_dir = workspace.argument(argument)
+        if is_dir:
+            found = walk_files(workspace.root / relative, workspace.root, skip=(state_dir,))
             files.update(dict.fromkeys(found.files))
-            unreadable.extend(found.unreadable)
-        elif path.exists() or path.is_symlink():
-            files[relative] = None
+            problems.extend((path, f"unreadable directory: {why}") for path, why in found.unreadable)
+            problems.extend(found.refused)
         else:
-            raise MaterialNotFoundError(f"{argument}: no such file or directory")
-    return list(files), unreadable
+            files[relative] = None
+    return list(files), problems
 
 
 def _refs(workspace: Workspace, paths: list[str]) -> tuple[list[MaterialRef], dict[str, str]]:
@@ -85,7 +86,7 @@ def _progress(total: int, enabled: bool) -> Iterator[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config) if args.config else default_config()
+    config = checked_config(args.config)
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
     refs, refused = _refs(workspace, paths)
@@ -102,9 +103,7 @@ def run(args: argparse.Namespace) -> int:
             cache.close()
     items = [_item(c, args.show) for c in contributions]
     items.extend({"path": path, "status": "unavailable", "reason": reason} for path, reason in refused.items())
-    items.extend(
-        {"path": path, "status": "unavailable", "reason": f"unreadable directory: {why}"} for path, why in unreadable
-    )
+    items.extend({"path": path, "status": "unavailable", "reason": why} for path, why in unreadable)
     items.sort(key=lambda item: item["path"])
     counts = Counter(item["status"] for item in items)
     summary = {"total": len(items), **{status: counts[status] for status in ("projected", "cached", "unavailable")}}

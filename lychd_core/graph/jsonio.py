@@ -15,10 +15,12 @@ from typing import Any
 from lychd_core.errors import GraphError
 from lychd_core.graph.graph import ContextGraph
 from lychd_core.graph.nodes import ContextNode
+from lychd_core.inputs import parse_json, read_input_bytes
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust, parse_token, token, tokens
 
 GRAPH_FORMAT = "lychd.context-graph"
 GRAPH_VERSION = 1
+MAX_GRAPH_BYTES = 256 * 1024 * 1024
 
 _ENUMS: dict[str, type[Enum]] = {
     "provenance": Provenance,
@@ -89,7 +91,8 @@ def graph_from_json(data: object, source: str = "<graph>") -> ContextGraph:
     unknown = sorted(set(data) - {"format", "version", "nodes"})
     if unknown:
         raise GraphError(f"{source}: unknown keys {unknown}")
-    if data.get("format") != GRAPH_FORMAT or data.get("version") != GRAPH_VERSION:
+    version = data.get("version")
+    if data.get("format") != GRAPH_FORMAT or type(version) is not int or version != GRAPH_VERSION:
         raise GraphError(
             f"{source}: expected format {GRAPH_FORMAT!r} version {GRAPH_VERSION}, "
             f"got {data.get('format')!r} version {data.get('version')!r}"
@@ -100,44 +103,14 @@ def graph_from_json(data: object, source: str = "<graph>") -> ContextGraph:
     return ContextGraph(node_from_json(item, f"{source}: nodes[{i}]") for i, item in enumerate(nodes))
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise GraphError(f"duplicate JSON key {key!r}")
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> None:
-    raise GraphError(f"JSON constant {name} is not allowed")
-
-
 def parse_graph(text: str | bytes, source: str = "<graph>") -> ContextGraph:
     """Parse JSON text (bytes must be UTF-8) into a checked graph."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise GraphError(
-                f"{source}: not UTF-8 (invalid byte at offset {exc.start}); re-encode it as UTF-8"
-            ) from None
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
-    except GraphError as exc:
-        raise GraphError(f"{source}: {exc}") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise GraphError(f"{source}: malformed JSON: {exc}") from None
-    return graph_from_json(data, source)
+    return graph_from_json(parse_json(text, source=source, error=GraphError, allow_floats=False), source)
 
 
 def load_graph(path: str | Path) -> ContextGraph:
-    """Read and check a graph file."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise GraphError(f"{path}: cannot read graph: {exc.strerror or exc}") from None
+    """Read and check a graph file (a regular file, or ``-`` for standard input)."""
+    data = read_input_bytes(str(path), what="graph", max_bytes=MAX_GRAPH_BYTES, error=GraphError)
     return parse_graph(data, str(path))
 
 

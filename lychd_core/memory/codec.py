@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.errors import MemoryRecordError
+from lychd_core.inputs import parse_json, read_input_text
 from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.memory.records import Feedback, MemoryRecord, adopt_digest
 from lychd_core.memory.scope import MemoryScope
 
+MAX_RECORDS_BYTES = 64 * 1024 * 1024
 REQUIRED_KEYS = frozenset(
     {"id", "revision", "scope", "claim_type", "claim", "source_provenance", "source_events", "confidence"}
 )
@@ -100,26 +102,9 @@ def record_from_json(data: object, where: str = "record") -> MemoryRecord:
         raise type(exc)(f"{where}: {exc}") from None
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    duplicated = sorted({key for key in keys if keys.count(key) > 1})
-    if duplicated:
-        raise MemoryRecordError(f"duplicate JSON keys {duplicated}; each key may appear once")
-    return dict(pairs)
-
-
-def _no_floats(text: str) -> int:
-    raise MemoryRecordError(f"memory JSON takes integers only (basis points, counts, observations), got {text}")
-
-
 def parse_records_json(text: str, source: str = "<json>") -> tuple[MemoryRecord, ...]:
     """Parse one record object or a list of them."""
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_float=_no_floats, parse_constant=_no_floats)
-    except json.JSONDecodeError as exc:
-        raise MemoryRecordError(f"{source}: malformed JSON: {exc}") from None
-    except MemoryRecordError as exc:
-        raise MemoryRecordError(f"{source}: {exc}") from None
+    data = parse_json(text, source=source, error=MemoryRecordError, allow_floats=False)
     items = data if isinstance(data, list) else [data]
     if not items:
         raise MemoryRecordError(f"{source}: an empty list holds no records")
@@ -127,11 +112,7 @@ def parse_records_json(text: str, source: str = "<json>") -> tuple[MemoryRecord,
 
 
 def load_records_file(path: str | Path) -> tuple[MemoryRecord, ...]:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemoryRecordError(f"{path}: cannot read memory records: {exc}") from None
+    text = read_input_text(str(path), what="memory records", max_bytes=MAX_RECORDS_BYTES, error=MemoryRecordError)
     return parse_records_json(text, str(path))
 
 

@@ -28,6 +28,7 @@ from lychd_core.projection.media import MediaDecision, detect_media_type
 ARTIFACT_PREFIX = "artifact:"
 CURRENT_DIGEST_LIMIT = 256 * 1024 * 1024
 """Largest file :meth:`MaterialRef.for_current` will hash when no byte bound is given."""
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _PIN_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*@[1-9][0-9]*$")
 
 
@@ -61,6 +62,12 @@ def check_relative_path(path: str) -> tuple[str, ...]:
         raise MaterialRefError("material path is empty; give a workspace-relative path like 'src/app.py'")
     if "\x00" in path:
         raise MaterialRefError(f"material path {path!r} contains a NUL character")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MaterialRefError(f"material path {path!a} is not valid UTF-8; rename the file") from None
+    if _CONTROL_RE.search(path):
+        raise MaterialRefError(f"material path {path!a} holds a control character; rename the file")
     if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
         raise MaterialScopeError(f"material path {path!r} is absolute; give a path relative to the workspace root")
     if "\\" in path:
@@ -191,11 +198,41 @@ class Workspace:
         """Workspace-relative POSIX form of a filesystem path (absolute or relative to the cwd)."""
         absolute = Path(os.path.abspath(path))
         if absolute != self.root:  # resolve the directories (not the file itself, which may be a symlink)
-            absolute = absolute.parent.resolve() / absolute.name
+            try:
+                absolute = absolute.parent.resolve() / absolute.name
+            except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+                raise MaterialScopeError(f"{path}: its folder cannot be resolved ({exc})") from None
         try:
             return absolute.relative_to(self.root).as_posix()
         except ValueError:
             raise MaterialScopeError(f"{path} is outside the workspace {self.root}") from None
+
+    def argument(self, raw: str) -> tuple[str, bool]:
+        """A command-line PATH as ``(workspace-relative path, walk it as a directory)``.
+
+        One rule for ``lychd project PATH`` and ``lychd assemble --material PATH``: a
+        relative PATH is taken against the workspace root (not the current directory),
+        an absolute one must lie inside it; ``..`` may not leave it; a symlinked folder
+        is refused (walks never follow symlinks); ``"."`` is the root.
+        """
+        given = Path(raw)
+        relative = self.relative(given if given.is_absolute() else self.root / given)
+        if relative == ".":
+            return relative, True
+        target = self.root / relative
+        if target.is_symlink():
+            try:
+                is_folder = target.resolve(strict=True).is_dir()
+            except (OSError, RuntimeError):
+                raise MaterialScopeError(f"{raw}: a dangling symlink or a symlink loop") from None
+            if is_folder:
+                raise SpecialFileError(f"{raw}: a symlinked folder; lychd does not follow it, name the folder itself")
+            return relative, False
+        if target.is_dir():
+            return relative, True
+        if not target.exists():
+            raise MaterialNotFoundError(f"{raw}: no such file or directory in the workspace {self.root}")
+        return relative, False
 
     def _resolve(self, path: str) -> tuple[str, ...]:
         """Components of the real path under the root; symlinks may not leave it."""
