@@ -81,6 +81,10 @@ def check_message(message: object, where: str) -> Message:
     run_id = message.get("run_id")
     if run_id is not None and not isinstance(run_id, str):
         raise HistoryError(f"{where}: 'run_id' must be a string or null")
+    for index, part in enumerate(parts):
+        call_id = part.get("tool_call_id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise HistoryError(f"{where}.parts[{index}]: 'tool_call_id' must be a string, got {type(call_id).__name__}")
     return message
 
 

@@ -162,6 +162,9 @@ class ContextOrchestrator:
         cpt = bounds.chars_per_token
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
         continuation_text = "".join(continuation_json)
+        if len(query) + len(continuation_text) > bounds.char_cap:  # refuse by budget before building any node
+            early = {"query": len(query), "continuation": len(continuation_text)}
+            reserve_required(bounds, early, -(-sum(early.values()) // cpt))
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma)
         nodes: list[ContextNode] = [
             floor_node(block, required=req, chars_per_token=cpt)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +41,46 @@ def add_parser(subparsers: Any) -> None:
 
 def run_init(args: argparse.Namespace) -> int:
     target = Path(args.output)
-    if target.exists() and not args.force:
-        raise ConfigError(f"{target} exists; pass --force to overwrite it")
-    text = dump_config(default_config())
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)  # atomic: never a half-written config
+    write_new_file(target, dump_config(default_config()), force=args.force)
     if args.json:
         emit_json({"written": str(target)})
     else:
         console.print(f"wrote {plain(str(target))}")
     return 0
+
+
+def write_new_file(target: Path, text: str, *, force: bool) -> None:
+    """Write ``text`` to ``target`` atomically (a temporary file beside it, then a rename).
+
+    An existing regular file (or symlink) is replaced only with ``force``; a directory,
+    FIFO, device or socket never is, force or not. Nothing is left half-written.
+    """
+    try:
+        info = target.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot inspect: {exc.strerror or exc}") from None
+    if info is not None:
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+            raise ConfigError(f"{target} exists and is not a regular file; lychd never replaces it, even with --force")
+        if not force:
+            raise ConfigError(f"{target} exists; pass --force to overwrite it")
+    folder = target.parent
+    if not folder.is_dir():
+        raise ConfigError(f"{target}: the folder {folder} does not exist (or is not a folder); create it first")
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write in {folder}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
 
 
 def run_validate(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from rich.table import Table
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, role_profile
+from lychd_core.errors import MemoryStoreError
 from lychd_core.memory import (
     ClaimType,
     MemoryQuery,
@@ -75,8 +76,15 @@ def _store_path(args: argparse.Namespace, config: LychdConfig) -> Path:
 
 
 def _open(args: argparse.Namespace, *, create: bool) -> SqliteMemoryStore:
-    config = _config(args)
-    return SqliteMemoryStore.open(_store_path(args, config), create=create)
+    return open_store(_store_path(args, _config(args)), create=create)
+
+
+def open_store(path: Path, *, create: bool) -> SqliteMemoryStore:
+    """Open the memory store; a state directory that cannot be made is a typed refusal."""
+    try:
+        return SqliteMemoryStore.open(path, create=create)
+    except OSError as exc:
+        raise MemoryStoreError(f"{path}: cannot open the memory store: {exc.strerror or exc}") from None
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -113,7 +121,7 @@ def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
 
 def run_query(args: argparse.Namespace) -> int:
     config = _config(args)
-    with SqliteMemoryStore.open(_store_path(args, config), create=False) as store:
+    with open_store(_store_path(args, config), create=False) as store:
         now = store.last_observation() if args.now is None else args.now
         query = MemoryQuery(
             scope=MemoryScope(
