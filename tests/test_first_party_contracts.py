@@ -32,7 +32,7 @@ FIXTURE = {
     PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
 }
-FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles"}
+FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles", "lychd-closed-diagnostic"}
 
 
 def _contract_class(entry: Any) -> type:

@@ -28,6 +28,7 @@ from lychd_core.config import LychdConfig, resolve_rule
 from lychd_core.digests import JsonValue, json_digest, sha256_digest
 from lychd_core.errors import ConfigError, LychdError, MaterialError, MediaTypeError, ProjectionUnavailable
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_core.privacy.rules import label_for
 from lychd_core.projection.cache import CacheKey, ProjectionCache
 from lychd_core.projection.materials import MaterialRef, MaterialScopeError, ResolvedMaterial, Workspace
 from lychd_core.projection.media import MediaDecision, detect_media_type
@@ -210,7 +211,9 @@ class Projector:
             layer=Layer.CODEX,
             key=f"codex:{ref.source}:{plugin.pin}",
             text=projected.text,
-            label=ref.label,
+            label=label_for(
+                self.config.labels, ref.path, job.source.digest, ref.label if "label" in ref.model_fields_set else None
+            ),
             lineage=lineage,
         )
         return Contribution(ref, block, None, cached, job.source.media_type, plugin.pin, parser_version, facts)
