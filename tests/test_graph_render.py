@@ -34,7 +34,7 @@ def node(
         content=content or f"content of {node_id}",
         provenance=provenance,
         authority=authority,
-        trust=Trust.UNTRUSTED if provenance in (P.EXTERNAL, P.MEMORY, P.DERIVED_COMPACTION) else TRUST_CEILING[provenance],
+        trust=Trust.UNTRUSTED if provenance is P.DERIVED_COMPACTION else TRUST_CEILING[provenance],
         context_class=cls,
         requirement=Requirement.OPTIONAL,
         token_estimate=10,

@@ -74,12 +74,12 @@ def replace(graph: ContextGraph, compactions: Sequence[ValidatedCompaction]) -> 
     placed: set[str] = set()
     nodes: list[ContextNode] = []
     for node in graph.nodes:
-        compaction = owner.get(node.id)
-        if compaction is None:
+        replacing = owner.get(node.id)
+        if replacing is None:
             nodes.append(_rewired(node, rename))
-        elif compaction.node.id not in placed:
-            placed.add(compaction.node.id)
-            nodes.append(_rewired(compaction.node, rename))
+        elif replacing.node.id not in placed:
+            placed.add(replacing.node.id)
+            nodes.append(_rewired(replacing.node, rename))
     try:
         return ContextGraph(nodes)
     except GraphCycleError as exc:

@@ -164,7 +164,9 @@ def _check_shape(proposal: object) -> str:
         raise MalformedProposalError(f"{output!r}: a proposal needs at least one source range", output_id=output)
     for r in proposal.ranges:
         if not isinstance(r, SourceRange) or not all(isinstance(v, int) for v in (r.start, r.end)):
-            raise MalformedProposalError(f"{output!r}: ranges must be SourceRange(node_id, start, end)", output_id=output)
+            raise MalformedProposalError(
+                f"{output!r}: ranges must be SourceRange(node_id, start, end)", output_id=output
+            )
     if not isinstance(proposal.source_digests, tuple) or not all(
         isinstance(pair, tuple) and len(pair) == 2 for pair in proposal.source_digests
     ):

@@ -137,10 +137,19 @@ class CompressorContract(_PluginContract):
     def max_chars(self, sample_nodes: tuple[ContextNode, ...]) -> int:
         return max(64, sum(node.chars for node in sample_nodes) // 4)
 
+    @pytest.fixture
+    def sample_budget(self) -> TokenBudget:
+        """The budget the sample is selected under (small, to offer omitted sources)."""
+        return TokenBudget(window=10**9, reserved_output=1)
+
+    @pytest.fixture(autouse=True)
+    def _budget(self, sample_budget: TokenBudget) -> None:
+        self._sample_budget = sample_budget
+
     def _setup(self, compressor: Any, nodes: tuple[ContextNode, ...], max_chars: int) -> Any:
         graph = ContextGraph(nodes)
         profile = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
-        plan = select(graph, profile, TokenBudget(window=10**9, reserved_output=1))
+        plan = select(graph, profile, self._sample_budget)
         pin = pinned(compressor)
         request = compression_request(graph, plan, pin.policy, max_chars=max_chars, chars_per_token=3)
         return graph, plan, pin, request
