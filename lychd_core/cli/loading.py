@@ -16,8 +16,6 @@ from lychd_core.registry import get_registry
 NOT_APPLIED_YET: dict[PluginFamily, str] = {
     PluginFamily.PRIVACY_PROFILE: "privacy_profile is configured, but lychd does not apply privacy profiles at "
     "egress yet; remove [privacy_profile] rather than assume it protects anything",
-    PluginFamily.COMPRESSOR: "compressors are configured, but lychd does not compress yet; "
-    "remove [[compressors]] rather than assume they run",
 }
 """Families whose configured pins a model-call command could not honour yet, with the reason.
 An entry is removed in the change that implements that family's use."""
@@ -29,7 +27,7 @@ def configured_families(config: LychdConfig) -> frozenset[PluginFamily]:
         families.add(PluginFamily.PROJECTION_PROFILE)
     if config.privacy_profile is not None:
         families.add(PluginFamily.PRIVACY_PROFILE)
-    if config.compressors:
+    if config.compression.compressors:
         families.add(PluginFamily.COMPRESSOR)
     return frozenset(families)
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, role_profile
-from lychd_core.errors import MemoryStoreError
+from lychd_core.errors import LychdError, MemoryStoreError
 from lychd_core.memory import (
     ClaimType,
     MemoryQuery,
@@ -83,6 +83,8 @@ def open_store(path: Path, *, create: bool) -> SqliteMemoryStore:
     """Open the memory store; a state directory that cannot be made is a typed refusal."""
     try:
         return SqliteMemoryStore.open(path, create=create)
+    except LychdError:  # typed already (some also inherit OSError)
+        raise
     except OSError as exc:
         raise MemoryStoreError(f"{path}: cannot open the memory store: {exc.strerror or exc}") from None
 
