@@ -109,8 +109,8 @@ def starts_group(messages: Sequence[Message], index: int) -> bool:
     if message["kind"] == "request" and any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message)):
         return False
     run_id = message.get("run_id")
-    if run_id is not None:
-        return bool(messages[index - 1].get("run_id") != run_id)
+    if run_id is not None:  # the older neighbour is read here, so it is checked here
+        return bool(check_message(messages[index - 1], f"history[{index - 1}]").get("run_id") != run_id)
     if message["kind"] != "request":
         return False
     return not any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message))

@@ -93,7 +93,23 @@ def test_dotdot_anywhere_is_always_refused(segments: list[str], where: int) -> N
         check_relative_path("/".join(segments))
 
 
-@given(st.lists(SEGMENT.filter(lambda s: s not in (".", "..") and not s[0:2].endswith(":")), min_size=1, max_size=5))
+PLAIN_SEGMENT = st.text(
+    st.characters(exclude_characters="/\\\x00", exclude_categories=["Cs", "Cc"]), min_size=1, max_size=8
+)
+
+
+@given(
+    st.lists(PLAIN_SEGMENT.filter(lambda s: s not in (".", "..")), max_size=3),
+    st.sampled_from(["\n", "\t", "\x1b", "\x7f", "\udcff"]),
+)
+def test_control_characters_and_undecodable_names_are_refused(segments: list[str], bad: str) -> None:
+    with pytest.raises(MaterialRefError, match=r"control character|not valid UTF-8"):
+        check_relative_path("/".join(["src", *segments]) + bad)
+
+
+@given(
+    st.lists(PLAIN_SEGMENT.filter(lambda s: s not in (".", "..") and not s[0:2].endswith(":")), min_size=1, max_size=5)
+)
 def test_canonical_relative_paths_are_accepted(segments: list[str]) -> None:
     path = "/".join(segments)
     if path[:2].endswith(":") or path[1:2] == ":":

@@ -62,12 +62,6 @@ def check_relative_path(path: str) -> tuple[str, ...]:
         raise MaterialRefError("material path is empty; give a workspace-relative path like 'src/app.py'")
     if "\x00" in path:
         raise MaterialRefError(f"material path {path!r} contains a NUL character")
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        raise MaterialRefError(f"material path {path!a} is not valid UTF-8; rename the file") from None
-    if _CONTROL_RE.search(path):
-        raise MaterialRefError(f"material path {path!a} holds a control character; rename the file")
     if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
         raise MaterialScopeError(f"material path {path!r} is absolute; give a path relative to the workspace root")
     if "\\" in path:
@@ -75,6 +69,12 @@ def check_relative_path(path: str) -> tuple[str, ...]:
     parts = tuple(path.split("/"))
     if ".." in parts:
         raise MaterialScopeError(f"material path {path!r} climbs out with '..'; paths stay inside the workspace")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MaterialRefError(f"material path {path!a} is not valid UTF-8; rename the file") from None
+    if _CONTROL_RE.search(path):
+        raise MaterialRefError(f"material path {path!a} holds a control character; rename the file")
     if any(part in ("", ".") for part in parts):
         raise MaterialRefError(f"material path {path!r} is not canonical (empty or '.' component); write it plainly")
     return parts
