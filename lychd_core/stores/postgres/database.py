@@ -60,12 +60,15 @@ def describe_dsn(dsn: str) -> str:
 class Database:
     """One DSN and schema, a lazily opened pool per process, and typed transactions."""
 
-    def __init__(self, dsn: str, schema: str, error: ErrorFactory, *, pool_size: int = 4) -> None:
+    def __init__(
+        self, dsn: str, schema: str, error: ErrorFactory, *, pool_size: int = 4, pool_timeout: float = POOL_WAIT_S
+    ) -> None:
         self.dsn = dsn
         self.schema = schema
         self.where = f"{describe_dsn(dsn)} schema {schema}"
         self._error = error
         self._pool_size = pool_size
+        self._pool_timeout = pool_timeout
         self._pool: ConnectionPool[Any] | None = None
         self._pid = 0
         self._lock = threading.Lock()
@@ -85,7 +88,7 @@ class Database:
                     kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": False},
                     configure=self._configure,
                     check=ConnectionPool.check_connection,
-                    timeout=POOL_WAIT_S,
+                    timeout=self._pool_timeout,
                     reconnect_timeout=3600,
                     open=False,
                     name=f"lychd-{self.schema}",

@@ -62,9 +62,15 @@ class PostgresMemoryStore:
         self._index_at: int | None = None
 
     @classmethod
-    def open(cls, dsn: str, *, schema: str = "lychd", create: bool = True, pool_size: int = 4) -> PostgresMemoryStore:
-        """Connect, then create (with ``create``) or migrate the schema; refuse a foreign or newer one."""
-        database = Database(dsn, schema, _memory_error, pool_size=pool_size)
+    def open(
+        cls, dsn: str, *, schema: str = "lychd", create: bool = True, pool_size: int = 4, pool_timeout: float = 15.0
+    ) -> PostgresMemoryStore:
+        """Connect, then create (with ``create``) or migrate the schema; refuse a foreign or newer one.
+
+        ``pool_timeout`` bounds how long a call waits for a connection (e.g. while the server
+        restarts) before it fails with :class:`StoreConnectionError`.
+        """
+        database = Database(dsn, schema, _memory_error, pool_size=pool_size, pool_timeout=pool_timeout)
         conn = database.connect()
         try:
             with database.errors("open the memory store"):
