@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -50,7 +49,7 @@ def _create(path: Path, busy_timeout_ms: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MemoryStoreError(f"cannot create the directory of memory store {path}: {exc}") from None
-    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}-{time.monotonic_ns()}")
+    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}-{os.urandom(6).hex()}")
     try:
         with store_errors(path, "create"):
             conn = sqlite3.connect(scratch, timeout=busy_timeout_ms / 1000, isolation_level=None)
