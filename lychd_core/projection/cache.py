@@ -87,7 +87,7 @@ class ProjectionCache:
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._pid = 0
-        self._detector_id: str | None = None
+        self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
 
     def __repr__(self) -> str:
@@ -252,9 +252,9 @@ class ProjectionCache:
                 return None  # unreadable is a miss; the write that follows repairs or reports
         return row
 
-    def media(self, source_digest: str, file_name: str, pinned: str | None) -> MediaDecision | None:
-        """A remembered media-type decision for these bytes, name and pin (verified like entries)."""
-        parameters = [source_digest, file_name, pinned or "", self._detector()]
+    def media(self, source_digest: str, file_name: str, pinned: str | None, declared: str = "") -> MediaDecision | None:
+        """A remembered decision for these bytes, name, pin and declared tables (verified like entries)."""
+        parameters = [source_digest, file_name, pinned or "", self._detector(declared)]
         row = self._fetch(
             "SELECT decision, entry_digest FROM media_decisions WHERE source_digest = ? AND file_name = ? "
             "AND pinned = ? AND detector = ?",
@@ -262,18 +262,18 @@ class ProjectionCache:
         )
         return None if row is None else media_decision(self.secret, parameters, row[0], row[1])
 
-    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]]) -> None:
+    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
         rows = [
-            media_row(self.secret, [digest, name, pinned or "", self._detector()], decision)
+            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
             for digest, name, pinned, decision in decisions
         ]
         self._write_rows("INSERT OR REPLACE INTO media_decisions VALUES (?, ?, ?, ?, ?, ?)", rows)
 
-    def _detector(self) -> str:
-        if self._detector_id is None:
-            self._detector_id = media_detector()
-        return self._detector_id
+    def _detector(self, declared: str = "") -> str:
+        if declared not in self._detector_ids:
+            self._detector_ids[declared] = media_detector(declared)
+        return self._detector_ids[declared]
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""

@@ -115,8 +115,8 @@ def media_decision(secret: bytes, parameters: list[str], text: object, tag: obje
         return None
 
 
-def media_detector() -> str:
-    """Identity of the media-type detector: the core's tables and libmagic's version."""
+def media_detector(declared: str = "") -> str:
+    """Identity of the media-type detector: the core's tables, the declared ones and libmagic's version."""
     import magic
 
     from lychd_core import mediatypes
@@ -130,5 +130,6 @@ def media_detector() -> str:
         "textual": sorted(mediatypes.TEXT_APPLICATION_TYPES),
         "sniff": media.SNIFF_BYTES,
         "libmagic": str(getattr(magic, "version", lambda: "?")()),
+        "declared": declared,
     }
     return sha256_digest(canonical_json(tables).encode("utf-8"))

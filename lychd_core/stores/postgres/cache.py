@@ -61,7 +61,7 @@ class PostgresProjectionCache:
         self._key = key
         self._ready = False
         self._lock = threading.Lock()
-        self._detector_id: str | None = None
+        self._detector_ids: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"PostgresProjectionCache({self._db.where!r})"
@@ -125,13 +125,13 @@ class PostgresProjectionCache:
         )
         return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
 
-    def _detector(self) -> str:
-        if self._detector_id is None:
-            self._detector_id = media_detector()
-        return self._detector_id
+    def _detector(self, declared: str = "") -> str:
+        if declared not in self._detector_ids:
+            self._detector_ids[declared] = media_detector(declared)
+        return self._detector_ids[declared]
 
-    def media(self, source_digest: str, file_name: str, pinned: str | None) -> MediaDecision | None:
-        parameters = [source_digest, file_name, pinned or "", self._detector()]
+    def media(self, source_digest: str, file_name: str, pinned: str | None, declared: str = "") -> MediaDecision | None:
+        parameters = [source_digest, file_name, pinned or "", self._detector(declared)]
         row = self._fetch(
             "SELECT decision, entry_mac FROM media_decisions WHERE source_digest = %s AND file_name = %s "
             "AND pinned = %s AND detector = %s",
@@ -139,9 +139,9 @@ class PostgresProjectionCache:
         )
         return None if row is None else media_decision(self.secret, parameters, row[0], row[1])
 
-    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]]) -> None:
+    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         rows = [
-            media_row(self.secret, [digest, name, pinned or "", self._detector()], decision)
+            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
             for digest, name, pinned, decision in decisions
         ]
         self._write(
