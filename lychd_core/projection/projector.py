@@ -35,6 +35,7 @@ from lychd_core.errors import (
     ProjectionUnavailable,
 )
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_core.privacy.rules import label_for
 from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.declared import media_table as build_media_table
@@ -234,7 +235,9 @@ class Projector:
             layer=Layer.CODEX,
             key=f"codex:{ref.source}:{plugin.pin}",
             text=projected.text,
-            label=ref.label,
+            label=label_for(
+                self.config.labels, ref.path, job.source.digest, ref.label if "label" in ref.model_fields_set else None
+            ),
             lineage=lineage,
         )
         return Contribution(
