@@ -45,7 +45,8 @@ def server_binaries() -> Path:
 class PostgresServer:
     """One cluster in a temporary directory; :meth:`dsn` for connections."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fsync: bool = False) -> None:
+        self.fsync = fsync  # off for tests (nothing survives them); on for benchmarks of durable commits
         self.bin = server_binaries()
         self.root = Path(tempfile.mkdtemp(prefix="lychd-pg-"))
         self.data = self.root / "data"
@@ -71,7 +72,8 @@ class PostgresServer:
         if not self.data.exists():
             self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", USER, "-E", "UTF8",
                       "--no-sync", "--locale=C")  # fmt: skip
-        options = f"-k {self.root} -c listen_addresses='' -p {PORT} -c fsync=off -c max_connections=200"
+        fsync = "on" if self.fsync else "off"
+        options = f"-k {self.root} -c listen_addresses='' -p {PORT} -c fsync={fsync} -c max_connections=200"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "start")
         return self
 
