@@ -25,6 +25,7 @@ from lychd_core.assembly.nodes import (
     query_node,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
+from lychd_core.compression.assembly import compress_for_assembly, placement_of, render_floor, render_history
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.graph import ContextGraph, ContextNode, select
@@ -37,6 +38,10 @@ from lychd_core.projection.projector import Projector
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
+
+UNBOUNDED_SCAN = 1 << 62
+"""With compression at a placement, history scanning stops at the turn window plus
+``[compression] scan_groups``, not at the character cap: compressors may make more fit."""
 
 
 class ContextOrchestrator:
@@ -143,8 +148,13 @@ class ContextOrchestrator:
         history_label: PrivatizationLabel | None = None,
         continuation_label: PrivatizationLabel | None = None,
         query_label: PrivatizationLabel | None = None,
+        compress: bool | None = None,
     ) -> AssembledContext:
-        """Assemble one model call's context, or refuse with a typed error before inference."""
+        """Assemble one model call's context, or refuse with a typed error before inference.
+
+        ``compress`` overrides the configured compression placement (``True``: over-budget,
+        ``False``: never); see docs/compression.md.
+        """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
         if not query:
@@ -176,20 +186,38 @@ class ContextOrchestrator:
         required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
         required_chars = reserve_required(bounds, parts, required_tokens)
 
+        compressing = placement_of(self.config, compress) != "never"
         history_nodes, history_groups, older = self._history_nodes(
-            history, bounds.turn_window, bounds.char_cap - required_chars, cpt
+            history,
+            bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
+            UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
+            cpt,
         )
         nodes += history_nodes
         if older:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
         graph = ContextGraph(nodes)
         plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+        source_labels = {floor_node_id(b): b.label for b in floor}
+        source_labels.update({n.id: history_label for n in history_nodes if history_label is not None})
+        compression = compress_for_assembly(
+            graph,
+            plan,
+            self.config,
+            self.registry,
+            compress=compress,
+            chars_per_token=cpt,
+            labels=source_labels,
+            older_unseen=older,
+        )
+        if compression.outcome is not None:
+            graph, plan = compression.outcome.graph, compression.outcome.plan
         selected = set(plan.selected)
 
-        kept_floor = tuple(b for b in floor if floor_node_id(b) in selected)
+        kept_floor = render_floor(floor, selected, compression)
         kept_memory = [m for m in memory if m.node_id in selected]
-        kept_groups = [g for g in history_groups if history_node_id(g) in selected]
-        kept_history = tuple(text for g in reversed(kept_groups) for text in g.texts)
+        ordered_groups = [(history_node_id(g), g.start, g.texts) for g in reversed(history_groups)]
+        kept_history, kept_start, _ = render_history(ordered_groups, selected, compression)
         unlabelled = PrivatizationLabel.restricted_unknown()
         labels = [b.label for b in kept_floor] + [unlabelled for _ in kept_memory] + [query_label or unlabelled]
         if kept_history:
@@ -200,7 +228,7 @@ class ContextOrchestrator:
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
             "memory": sum(len(m.text) for m in kept_memory),
-            "history": sum(g.chars for g in kept_groups),
+            "history": sum(len(text) for text in kept_history),
             "continuation": len(continuation_text),
             "query": len(query),
         }
@@ -216,10 +244,11 @@ class ContextOrchestrator:
             required_chars=required_chars,
             used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
             plan=plan,
-            history_start=min((g.start for g in kept_groups), default=len(history)),
+            history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
             layer_chars=layer_chars,
+            compression=compression.to_json(),
             _history=kept_history,
             _continuation=continuation_json,
         )

@@ -53,7 +53,7 @@ def derived_node(
         provenance=Provenance.DERIVED_COMPACTION,
         authority=Authority.NON_AUTHORITATIVE,
         trust=derived_trust(sources, policy.preserves_trust),
-        context_class=sources[0].context_class,
+        context_class=proposal.context_class or sources[0].context_class,
         requirement=max(node.requirement for node in sources),
         token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
         priority=max(node.priority for node in sources),

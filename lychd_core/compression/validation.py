@@ -36,6 +36,7 @@ from lychd_core.errors import GraphError
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, SelectionPlan, visible
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.vocabulary import ContextClass
 
 ROOM_REASONS = frozenset(
     {
@@ -57,6 +58,7 @@ class ValidatedCompaction:
     node: ContextNode
     label: PrivatizationLabel
     receipt: CompactionReceipt
+    source_class: ContextClass
 
     @property
     def replaced(self) -> tuple[str, ...]:
@@ -110,6 +112,13 @@ def validate_proposal(
         raise MixedClassesError(
             f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
         )
+    declared = proposal.context_class
+    if declared is not None and declared.value not in (classes[0], ContextClass.COMPACTION.value):
+        raise MixedClassesError(
+            f"{output!r} declares class {declared!s}; a derived node keeps its sources' class "
+            f"({classes[0]}) or is a compaction",
+            output_id=output,
+        )
     if len(proposal.content) > max_chars:
         raise ContentBoundError(
             f"{output!r} has {len(proposal.content)} characters; the compressor was given {max_chars}",
@@ -147,7 +156,7 @@ def validate_proposal(
         invariants=proposal.invariants,
         omissions=proposal.omissions,
     )
-    return ValidatedCompaction(proposal, node, label, receipt)
+    return ValidatedCompaction(proposal, node, label, receipt, next(iter(nodes.values())).context_class)
 
 
 def _check_shape(proposal: object) -> str:
