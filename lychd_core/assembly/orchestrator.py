@@ -28,6 +28,7 @@ from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import compress_for_assembly, placement_of, render_floor, render_history
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError, LeaseError
+from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
@@ -149,11 +150,13 @@ class ContextOrchestrator:
         continuation_label: PrivatizationLabel | None = None,
         query_label: PrivatizationLabel | None = None,
         compress: bool | None = None,
+        semantic: Compressor | None = None,
     ) -> AssembledContext:
         """Assemble one model call's context, or refuse with a typed error before inference.
 
         ``compress`` overrides the configured compression placement (``True``: over-budget,
-        ``False``: never); see docs/compression.md.
+        ``False``: never); ``semantic`` is a caller-built model compressor, run at its own
+        placement after them (see docs/compression.md).
         """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
@@ -186,7 +189,7 @@ class ContextOrchestrator:
         required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
         required_chars = reserve_required(bounds, parts, required_tokens)
 
-        compressing = placement_of(self.config, compress) != "never"
+        compressing = placement_of(self.config, compress) != "never" or semantic is not None
         history_nodes, history_groups, older = self._history_nodes(
             history,
             bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
@@ -209,6 +212,7 @@ class ContextOrchestrator:
             chars_per_token=cpt,
             labels=source_labels,
             older_unseen=older,
+            semantic=semantic,
         )
         if compression.outcome is not None:
             graph, plan = compression.outcome.graph, compression.outcome.plan

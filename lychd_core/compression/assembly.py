@@ -18,6 +18,7 @@ from lychd_core.compression.runner import CompressionOutcome, PinnedCompressor, 
 from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError, HistoryError
+from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan
 from lychd_core.history import compact_json
 from lychd_core.labels import PrivatizationLabel
@@ -98,18 +99,25 @@ def compress_for_assembly(
     chars_per_token: int,
     labels: Mapping[str, PrivatizationLabel],
     older_unseen: int,
+    semantic: Compressor | None = None,
 ) -> AssemblyCompression:
-    """Run the pinned compressors if the placement says so; the graph and plan they leave."""
+    """Run the pinned compressors if the placement says so, then the caller's semantic
+    compressor if one was passed (its own placement); the graph and plan they leave."""
     placement = placement_of(config, compress)
+    if semantic is not None:
+        placement = f"{placement}+semantic"
     if placement == "never":
         return AssemblyCompression(placement, False, "placement never: compressors do not run")
     short = [e.node_id for e in plan.explanations.values() if not e.selected and e.reason in ROOM_REASONS]
     if not short:
         return AssemblyCompression(placement, False, "everything fits: no optional material would be omitted")
+    pins = [] if placement.startswith("never") else pinned_compressors(config, registry)
+    if semantic is not None:
+        pins.append(pinned(semantic))
     outcome = compress_graph(
         graph,
         plan,
-        pinned_compressors(config, registry),
+        pins,
         max_chars=config.compression.max_chars,
         chars_per_token=chars_per_token,
         labels=labels,
