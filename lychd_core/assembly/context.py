@@ -53,6 +53,8 @@ class AssembledContext:
     """The retrieval plan the memory evidence came from, with every record explained."""
     compression: dict[str, Any] | None = None
     """What compression did: placement, whether it ran and why, each compaction's receipt."""
+    execution: dict[str, Any] | None = None
+    """The Execution Projection that replaced settled history, item by item, if any."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -113,4 +115,5 @@ class AssembledContext:
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
             "compression": self.compression,
+            "execution": self.execution,
         }

@@ -15,6 +15,14 @@ from typing import Any
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required
 from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
+from lychd_core.assembly.execution import (
+    ExecutionProjection,
+    execution_nodes,
+    execution_report,
+    render_execution,
+)
+from lychd_core.assembly.execution import kept_labels as execution_labels
+from lychd_core.assembly.execution import required_chars as execution_required_chars
 from lychd_core.assembly.nodes import (
     continuation_node,
     floor_node,
@@ -151,12 +159,14 @@ class ContextOrchestrator:
         query_label: PrivatizationLabel | None = None,
         compress: bool | None = None,
         semantic: Compressor | None = None,
+        execution: ExecutionProjection | None = None,
     ) -> AssembledContext:
         """Assemble one model call's context, or refuse with a typed error before inference.
 
         ``compress`` overrides the configured compression placement (``True``: over-budget,
         ``False``: never); ``semantic`` is a caller-built model compressor, run at its own
-        placement after them (see docs/compression.md).
+        placement after them (see docs/compression.md). ``execution``, at its declared
+        placement, replaces settled history for this call (see docs/assembly.md).
         """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
@@ -180,24 +190,31 @@ class ContextOrchestrator:
         nodes.append(query_node(query, cpt))
         if continuation_json:
             nodes.append(continuation_node(continuation_text, cpt))
+        if execution is not None:
+            execution = ExecutionProjection.parse(execution)
+            nodes += execution_nodes(execution, cpt)
 
         parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
         for block, req in zip(floor, floor_required, strict=True):
             parts[block.layer.name.lower()] += len(block.text) if req else 0
         parts["query"] = len(query)
         parts["continuation"] = len(continuation_text)
+        if execution is not None:
+            parts["execution"] = execution_required_chars(execution)
         required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
         required_chars = reserve_required(bounds, parts, required_tokens)
 
         compressing = placement_of(self.config, compress) != "never" or semantic is not None
         history_nodes, history_groups, older = self._history_nodes(
-            history,
+            () if execution is not None else history,
             bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
             UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
             cpt,
         )
         nodes += history_nodes
-        if older:
+        if execution is not None and history:
+            not_nodes.append(Unexplained(f"history[0:{len(history)}]", f"replaced by {execution.placement}"))
+        elif older:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
         graph = ContextGraph(nodes)
         plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
@@ -222,9 +239,13 @@ class ContextOrchestrator:
         kept_memory = [m for m in memory if m.node_id in selected]
         ordered_groups = [(history_node_id(g), g.start, g.texts) for g in reversed(history_groups)]
         kept_history, kept_start, _ = render_history(ordered_groups, selected, compression)
+        if execution is not None:
+            kept_history = render_execution(execution, selected)
         unlabelled = PrivatizationLabel.restricted_unknown()
         labels = [b.label for b in kept_floor] + [unlabelled for _ in kept_memory] + [query_label or unlabelled]
-        if kept_history:
+        if execution is not None:
+            labels += execution_labels(execution, selected)
+        elif kept_history:
             labels.append(history_label or unlabelled)
         if continuation_json:
             labels.append(continuation_label or unlabelled)
@@ -253,6 +274,7 @@ class ContextOrchestrator:
             memory_plan=memory_plan,
             layer_chars=layer_chars,
             compression=compression.to_json(),
+            execution=None if execution is None else execution_report(execution, selected),
             _history=kept_history,
             _continuation=continuation_json,
         )
