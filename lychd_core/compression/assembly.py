@@ -64,6 +64,8 @@ class AssemblyCompression:
     reason: str
     outcome: CompressionOutcome | None = None
     derived_by_source: dict[str, ValidatedCompaction] = field(default_factory=dict)
+    history: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each derived history node's messages (compact JSON), checked once."""
 
     @property
     def compactions(self) -> tuple[ValidatedCompaction, ...]:
@@ -125,11 +127,11 @@ def compress_for_assembly(
         older_unseen=older_unseen,
     )
     by_source = {source: c for c in outcome.compactions for source in c.replaced}
-    for compaction in outcome.compactions:
-        if compaction.source_class is ContextClass.HISTORY:
-            history_texts(compaction)  # refuse before anything is retained, not while rendering
+    texts = {  # checked here, so a bad one refuses before anything is retained
+        c.node.id: history_texts(c) for c in outcome.compactions if c.source_class is ContextClass.HISTORY
+    }
     reason = f"placement over-budget: {len(short)} optional nodes would be omitted for lack of room"
-    return AssemblyCompression(placement, True, reason, outcome, by_source)
+    return AssemblyCompression(placement, True, reason, outcome, by_source, texts)
 
 
 def history_texts(compaction: ValidatedCompaction) -> tuple[str, ...]:
@@ -202,6 +204,6 @@ def render_history(
         if compaction is None:
             texts += group_texts
         else:
-            texts += history_texts(compaction)
+            texts += compression.history[compaction.node.id]
             derived.append(compaction)
     return tuple(texts), start, derived

@@ -33,8 +33,11 @@ def derived_visibility(sources: Iterable[ContextNode]) -> frozenset[str] | None:
 
 def derived_label(source_ids: Iterable[str], labels: Mapping[str, PrivatizationLabel]) -> PrivatizationLabel:
     """Join of the sources' labels; a source without one counts as restricted, lineage unknown."""
+    found = [labels.get(node_id) for node_id in source_ids]
+    if len(found) == 1 and found[0] is not None:
+        return found[0]  # the join of one label is itself (labels are immutable)
     unknown = PrivatizationLabel.restricted_unknown()
-    return join_labels([labels.get(node_id, unknown) for node_id in source_ids])
+    return join_labels([label or unknown for label in found])
 
 
 def derived_node(
