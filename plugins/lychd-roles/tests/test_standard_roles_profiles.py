@@ -104,7 +104,7 @@ def test_foreign_options_and_bad_role_names_are_role_policy_errors() -> None:
 )
 def test_minimum_trust_hides_provenances_below_it(minimum: str, hidden: set[Provenance]) -> None:
     policy = StandardRoles()
-    profile = policy.profile("writer", StandardRolesOptions(minimum_trust=minimum))  # type: ignore[arg-type]
+    profile = policy.profile("writer", StandardRolesOptions(minimum_trust=minimum))
     assert frozenset(Provenance) - profile.visible_provenances == hidden
 
 
