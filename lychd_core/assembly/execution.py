@@ -146,6 +146,7 @@ def execution_report(projection: ExecutionProjection, selected: Iterable[str]) -
     }
 
 
-def kept_labels(projection: ExecutionProjection, selected: Iterable[str]) -> list[PrivatizationLabel]:
+def kept_labels(projection: ExecutionProjection, selected: Iterable[str]) -> dict[str, PrivatizationLabel]:
+    """Each kept item's own label (its classification), by node id."""
     chosen = set(selected)
-    return [item.label for item in projection.items if item.node_id in chosen]
+    return {item.node_id: item.label for item in projection.items if item.node_id in chosen}

@@ -207,3 +207,8 @@ def render_history(
             texts += compression.history[compaction.node.id]
             derived.append(compaction)
     return tuple(texts), start, derived
+
+
+def derived_labels(compression: AssemblyCompression, selected: set[str]) -> dict[str, PrivatizationLabel]:
+    """The label of every selected derived node: the join of its sources' labels."""
+    return {c.node.id: c.label for c in compression.compactions if c.node.id in selected}
