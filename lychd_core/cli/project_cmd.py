@@ -17,12 +17,12 @@ from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import MaterialError
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
+from lychd_core.stores.factory import open_projection_cache
 
 PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50
@@ -49,7 +49,7 @@ def collect_paths(
     workspace: Workspace, config: LychdConfig, arguments: list[str]
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Workspace-relative files named or found under the arguments, plus what could not be walked."""
-    state_dir = config.stores.path_of(config.stores.projection_cache, workspace.root).parent
+    state_dir = config.stores.state_path(workspace.root)
     files: dict[str, None] = {}
     problems: list[tuple[str, str]] = []
     for argument in arguments:
@@ -91,9 +91,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
     refs, refused = _refs(workspace, paths)
-    cache = None
-    if not args.no_cache:
-        cache = ProjectionCache(config.stores.path_of(config.stores.projection_cache, workspace.root))
+    cache = None if args.no_cache else open_projection_cache(config, workspace.root)
     projector = Projector(config, get_registry(), workspace, cache)
     show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
     try:
