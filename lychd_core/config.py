@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import normalize_media_type
-from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.registry import RegisteredPlugin, Registry, get_registry
+from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
 
@@ -175,6 +176,21 @@ class LychdConfig(StrictModel):
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+
+    def role_profile(self, role: str, registry: Registry | None = None) -> RoleProfile:
+        """One call: the profile of ``role`` from the pinned ``role_policy``, its options
+        validated (``ConfigError`` names what the policy refused); ``registry`` defaults
+        to the process-wide one."""
+        pin = self.role_policy
+        policy = (registry or get_registry()).role_policy(pin.name, pin.revision)
+        try:
+            options = policy.options_model.model_validate(pin.options)
+        except ValidationError as exc:
+            problems = validation_problems(exc, ("role_policy", "options"))
+            raise ConfigError(
+                f"options rejected by {pin.name}@{pin.revision}: " + "; ".join(problems), problems
+            ) from None
+        return policy.profile(role, options)
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:

@@ -83,9 +83,7 @@ class ContextOrchestrator:
     # --- assembly --------------------------------------------------------------------
 
     def role_profile(self, role: str) -> RoleProfile:
-        pin = self.config.role_policy
-        policy = self.registry.role_policy(pin.name, pin.revision)
-        return policy.profile(role, policy.options_model.model_validate(pin.options))
+        return self.config.role_profile(role, self.registry)
 
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).

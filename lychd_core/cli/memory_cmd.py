@@ -107,9 +107,7 @@ def run_forget(args: argparse.Namespace) -> int:
 
 
 def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
-    pin = config.role_policy
-    policy = get_registry().role_policy(pin.name, pin.revision)
-    return policy.profile(role, policy.options_model.model_validate(pin.options))
+    return config.role_profile(role, get_registry())
 
 
 def run_query(args: argparse.Namespace) -> int:

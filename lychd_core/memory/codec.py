@@ -47,7 +47,7 @@ def _ids(where: str, value: object) -> tuple[str, ...]:
 def _features(where: str, value: object) -> tuple[tuple[str, int], ...]:
     if not isinstance(value, Mapping):
         raise MemoryRecordError(f'{where} must be an object of feature name -> weight, e.g. {{"python": 5000}}')
-    return tuple(sorted(value.items()))
+    return tuple(value.items())  # in the JSON's order: the record canonicalizes, or refuses on replay
 
 
 def _feedback(where: str, value: object) -> Feedback:
@@ -56,8 +56,11 @@ def _feedback(where: str, value: object) -> Feedback:
     return Feedback(positive=value.get("positive", 0), negative=value.get("negative", 0))
 
 
-def record_from_json(data: object, where: str = "record") -> MemoryRecord:
-    """Build a checked record from its JSON object; every problem is a ``MemoryRecordError``."""
+def record_from_json(data: object, where: str = "record", *, canonical_only: bool = False) -> MemoryRecord:
+    """Build a checked record from its JSON object; every problem is a ``MemoryRecordError``.
+
+    Lists and feature objects may come in any order; with ``canonical_only`` (replay of
+    stored data) they must already be canonical, as ``to_json`` writes them."""
     if not isinstance(data, Mapping):
         raise MemoryRecordError(f"{where} must be a JSON object, got {type(data).__name__}")
     name = f"{where} {data.get('id')!r}" if isinstance(data.get("id"), str) else where
@@ -95,7 +98,7 @@ def record_from_json(data: object, where: str = "record") -> MemoryRecord:
         "superseded_by": data.get("superseded_by"),
     }
     try:
-        return MemoryRecord(**fields)
+        return MemoryRecord.canonical_only(**fields) if canonical_only else MemoryRecord(**fields)
     except MemoryRecordError as exc:
         raise type(exc)(f"{where}: {exc}") from None
 
@@ -138,7 +141,7 @@ def load_records_file(path: str | Path) -> tuple[MemoryRecord, ...]:
 def stored_record(body: str, digest: str) -> MemoryRecord:
     """A record read back from the store, keeping the digest computed when it was written."""
     try:
-        return adopt_digest(record_from_json(json.loads(body), "stored record"), digest)
+        return adopt_digest(record_from_json(json.loads(body), "stored record", canonical_only=True), digest)
     except (ValueError, TypeError) as exc:  # MemoryRecordError is a ValueError
         raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run store.check()") from None
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from lychd_core.digests import json_digest
+from lychd_core.memory.canonical import canonical_feature_names
 from lychd_core.memory.checks import (
     MAX_BP,
     MAX_COUNT,
@@ -57,7 +60,8 @@ class MemoryQuery:
     """One retrieval request. ``now`` is the caller's current logical observation.
 
     ``role_profile`` turns on role visibility: a memory is visible only when the role
-    sees memory evidence both as memory and under the memory's original provenance.
+    sees memory evidence both as memory and under the memory's original provenance. A
+    scope without a role takes the profile's; a scope naming another role is refused.
     Without a profile the role visibility filter does not apply (inspection use).
     """
 
@@ -67,9 +71,9 @@ class MemoryQuery:
     claim_types: frozenset[ClaimType] = frozenset()
     """Empty means every claim type."""
     features: tuple[str, ...] = ()
-    """Relevance features (sorted, unique); they only rank."""
+    """Relevance features (any collection; stored sorted, unique); they only rank."""
     required_features: tuple[str, ...] = ()
-    """Features a record must carry (sorted, unique); they filter."""
+    """Features a record must carry (any collection; stored sorted, unique); they filter."""
     min_confidence: int = 0
     min_supporting: int = 0
     max_review_age: int | None = None
@@ -91,14 +95,22 @@ class MemoryQuery:
         if self.role_profile is not None:
             if not isinstance(self.role_profile, RoleProfile):
                 raise InvalidQueryError(f"role_profile must be a RoleProfile, got {self.role_profile!r}")
-            if self.scope.role != self.role_profile.role:
+            if self.scope.role is None:  # the profile names the role; the scope need not repeat it
+                object.__setattr__(self, "scope", dataclasses.replace(self.scope, role=self.role_profile.role))
+            elif self.scope.role != self.role_profile.role:
                 raise InvalidQueryError(
                     f"query scope role {self.scope.role!r} differs from the role profile {self.role_profile.role!r}; "
                     "set scope.role to the profile's role"
                 )
-        if not isinstance(self.claim_types, frozenset):
-            raise InvalidQueryError(f"claim_types must be a frozenset, got {type(self.claim_types).__name__}")
+        if isinstance(self.claim_types, str | bytes) or not isinstance(self.claim_types, Iterable):
+            raise InvalidQueryError(
+                f"claim_types must be a collection of claim types, got {type(self.claim_types).__name__}"
+            )
         object.__setattr__(self, "claim_types", frozenset(claim_type_of(t) for t in self.claim_types))
+        object.__setattr__(self, "features", canonical_feature_names("query features", self.features))
+        object.__setattr__(
+            self, "required_features", canonical_feature_names("query required_features", self.required_features)
+        )
         check_feature_names("query features", self.features)
         check_feature_names("query required_features", self.required_features)
         check_bp("min_confidence", self.min_confidence)
