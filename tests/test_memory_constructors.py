@@ -10,7 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config
-from lychd_core.memory import MemoryQuery, MemoryRecord, MemoryScope, Tombstone
+from lychd_core.memory import (
+    ExclusionReason,
+    MemoryIndex,
+    MemoryQuery,
+    MemoryRecord,
+    MemoryScope,
+    ScopePolicy,
+    Tombstone,
+    expire,
+    retrieve,
+)
 from lychd_core.memory.codec import record_from_json, stored_record
 from lychd_core.memory.errors import CorruptStoreError, InvalidQueryError, NonCanonicalError
 from tests.support.memories import memory_record
@@ -111,3 +121,32 @@ def test_a_query_with_a_role_profile_need_not_repeat_the_role() -> None:
     assert MemoryQuery(scope=MemoryScope(project="p", role="writer"), now=1, role_profile=profile) == query
     with pytest.raises(InvalidQueryError, match="differs from the role profile"):
         MemoryQuery(scope=MemoryScope(project="p", role="reviewer"), now=1, role_profile=profile)
+
+
+def test_exact_scope_admits_only_equal_scopes_and_include_broader_is_the_default() -> None:
+    broad = memory_record(memory_id="broad", scope=MemoryScope(project="p"))
+    exact = memory_record(memory_id="exact", scope=MemoryScope(project="p", repository="r"))
+    scope = MemoryScope(project="p", repository="r")
+    default = MemoryQuery(scope=scope, now=5)
+    assert default.scope_policy is ScopePolicy.INCLUDE_BROADER
+    assert [r.memory_id for r in retrieve([broad, exact], default).selected] == ["exact", "broad"]
+    strict = MemoryQuery(scope=scope, now=5, scope_policy="exact")  # type: ignore[arg-type]
+    for plan in (retrieve([broad, exact], strict), retrieve(MemoryIndex.build([broad, exact]), strict)):
+        assert [r.memory_id for r in plan.selected] == ["exact"]
+        assert plan.explain("broad").reason is ExclusionReason.SCOPE
+        assert plan.explain("broad").detail.endswith("(exact-scope policy)")
+    assert strict.to_json()["scope_policy"] == "exact" and strict.digest != default.digest
+    with pytest.raises(InvalidQueryError, match="unknown scope_policy"):
+        MemoryQuery(scope=scope, now=5, scope_policy="nearby")  # type: ignore[arg-type]
+
+
+def test_index_records_hold_the_latest_revision_of_every_id_in_any_state() -> None:
+    live = memory_record(memory_id="live")
+    gone = expire(memory_record(memory_id="gone"), 3)
+    index = MemoryIndex.build([live, memory_record(memory_id="gone"), gone])
+    assert [(r.memory_id, r.revision, r.state.value) for r in index.records] == [
+        ("gone", 2, "expired"),
+        ("live", 1, "active"),
+    ]
+    posted = [index.records[p].memory_id for positions in index.scope_postings.values() for p in positions]
+    assert posted == ["live"]

@@ -51,6 +51,8 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    environment: dict[str, Any] | None = None
+    """The environment block's facts as data (the block itself is text for the model)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -110,4 +112,5 @@ class AssembledContext:
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
+            "environment": self.environment,
         }

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lychd_core.assembly.bounds import assembly_bounds, reserve_required
+from lychd_core.assembly.bounds import assembly_bounds, reserve_required, with_overrides
 from lychd_core.assembly.context import AssembledContext, Unexplained
-from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
+from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_facts
 from lychd_core.assembly.nodes import (
     continuation_node,
     floor_node,
@@ -25,7 +25,7 @@ from lychd_core.assembly.nodes import (
     query_node,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
-from lychd_core.config import LychdConfig
+from lychd_core.config import Governors, LychdConfig
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
@@ -44,13 +44,22 @@ class ContextOrchestrator:
 
     def __init__(
         self,
-        config: LychdConfig,
+        config: LychdConfig | None = None,
         *,
         registry: Registry | None = None,
         workspace: Path | None = None,
         projector: Projector | None = None,
+        governors: Governors | Mapping[str, Any] | None = None,
+        window: int | None = None,
+        reserve_output: int | None = None,
+        protocol_overhead: int | None = None,
     ) -> None:
-        self.config = config
+        """``config`` defaults to the built-in configuration; ``governors`` (a ``Governors``
+        or a mapping of its fields) and the budget arguments are put over it, so a small
+        window needs no TOML file: ``ContextOrchestrator(window=1024, reserve_output=256)``."""
+        self.config = with_overrides(
+            config, governors, window=window, reserve_output=reserve_output, protocol_overhead=protocol_overhead
+        )
         self.registry = registry if registry is not None else get_registry()
         self.workspace = Workspace(workspace) if workspace is not None else None
         self._projector = projector
@@ -217,6 +226,7 @@ class ContextOrchestrator:
             history_start=min((g.start for g in kept_groups), default=len(history)),
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
+            environment=environment_facts(grant),
             layer_chars=layer_chars,
             _history=kept_history,
             _continuation=continuation_json,

@@ -15,6 +15,7 @@ from lychd_core.memory import (
     MemoryQuery,
     MemoryScope,
     RetrievalPlan,
+    ScopePolicy,
     SqliteMemoryStore,
     load_records_file,
 )
@@ -56,6 +57,11 @@ def add_parser(subparsers: Any) -> None:
     query.add_argument("--limit", type=int, default=10)
     query.add_argument("--max-tokens", type=int)
     query.add_argument("--explain", action="store_true", help="explain every record, selected or excluded")
+    query.add_argument(
+        "--exact-scope",
+        action="store_true",
+        help="only records whose scope equals the query's (default: broader record scopes apply too)",
+    )
     query.set_defaults(func=run_query)
 
     rebuild = actions.add_parser("rebuild", parents=[common], help="rebuild the index and print its digest")
@@ -132,6 +138,7 @@ def run_query(args: argparse.Namespace) -> int:
             max_review_age=args.max_review_age,
             limit=args.limit,
             max_tokens=args.max_tokens,
+            scope_policy=ScopePolicy.EXACT if args.exact_scope else ScopePolicy.INCLUDE_BROADER,
         )
         plan = store.query(query)
         if args.json:

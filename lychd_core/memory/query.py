@@ -21,7 +21,7 @@ from lychd_core.memory.checks import (
 )
 from lychd_core.memory.errors import InvalidQueryError
 from lychd_core.memory.records import ClaimType, claim_type_of
-from lychd_core.memory.scope import MemoryScope
+from lychd_core.memory.scope import MemoryScope, ScopePolicy
 from lychd_core.roles import RoleProfile
 
 COMPONENTS: tuple[str, ...] = ("scope", "relevance", "confidence", "evidence", "recency", "feedback")
@@ -87,6 +87,8 @@ class MemoryQuery:
     recency_horizon: int = 1_000
     """Observations after which the recency component reaches zero."""
     weights: RankingWeights = field(default_factory=RankingWeights)
+    scope_policy: ScopePolicy = ScopePolicy.INCLUDE_BROADER
+    """``include-broader`` (default): broader record scopes apply too; ``exact``: only equal scopes."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, MemoryScope):
@@ -123,6 +125,11 @@ class MemoryQuery:
         if self.max_tokens is not None:
             check_int("max_tokens", self.max_tokens, 1, MAX_COUNT)
         check_int("recency_horizon", self.recency_horizon, 1, MAX_OBSERVATION)
+        try:
+            object.__setattr__(self, "scope_policy", ScopePolicy(self.scope_policy))
+        except ValueError:
+            known = ", ".join(policy.value for policy in ScopePolicy)
+            raise InvalidQueryError(f"unknown scope_policy {self.scope_policy!r}; known: {known}") from None
         if not isinstance(self.weights, RankingWeights):
             raise InvalidQueryError(f"weights must be RankingWeights, got {self.weights!r}")
 
@@ -143,6 +150,7 @@ class MemoryQuery:
             "max_tokens": self.max_tokens,
             "recency_horizon": self.recency_horizon,
             "weights": self.weights.to_json(),
+            "scope_policy": self.scope_policy.value,
         }
 
     @property

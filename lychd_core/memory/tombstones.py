@@ -112,7 +112,7 @@ class ActiveView:
     """The canonical active view: what retrieval and the index are defined over."""
 
     records: tuple[MemoryRecord, ...]
-    """Newest surviving revision per memory id, in id order."""
+    """Newest surviving revision per memory id, in id order, in any lifecycle state (not only active)."""
     tombstones: tuple[Tombstone, ...]
     """The dominating (highest) tombstone per memory id, in id order."""
     older: tuple[MemoryRecord, ...]
