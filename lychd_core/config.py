@@ -121,6 +121,31 @@ class AssemblyConfig(StrictModel):
     )
 
 
+class CompressionConfig(StrictModel):
+    """When compression runs and which compressors run: declared, never hidden."""
+
+    compressors: list[PluginPin] = Field(
+        default_factory=list,
+        description="Pinned compressors, run in this order before selection.",
+        examples=[[{"name": "compress.tool-output-elision", "revision": 1}]],
+    )
+    placement: Literal["never", "over-budget"] = Field(
+        default="never",
+        description="'never', or 'over-budget': only when optional material would otherwise be omitted.",
+        examples=["over-budget"],
+    )
+    max_chars: int = Field(
+        default=4_000, gt=0, strict=True, description="Largest content of one derived node.", examples=[4_000]
+    )
+    scan_groups: int = Field(
+        default=20,
+        ge=0,
+        strict=True,
+        description="Settled groups beyond the turn window offered to compressors as sources.",
+        examples=[20],
+    )
+
+
 class StoreConfig(StrictModel):
     """One embedded store."""
 
@@ -171,8 +196,8 @@ class LychdConfig(StrictModel):
     privacy_profile: PluginPin | None = Field(
         default=None, description="The privacy profile plugin, if any.", examples=[None]
     )
-    compressors: list[PluginPin] = Field(
-        default_factory=list, description="Compressor plugins a caller may request.", examples=[[]]
+    compression: CompressionConfig = Field(
+        default_factory=CompressionConfig, description="Compression before selection.", examples=[{}]
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
@@ -331,8 +356,8 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
     if config.privacy_profile is not None:
         pin = config.privacy_profile
         attempt("privacy_profile", PluginFamily.PRIVACY_PROFILE, pin.name, pin.revision, pin.options)
-    for index, pin in enumerate(config.compressors):
-        attempt(f"compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    for index, pin in enumerate(config.compression.compressors):
+        attempt(f"compression.compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)
