@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
-from lychd_core.mediatypes import normalize_media_type
+from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
 from lychd_core.registry import RegisteredPlugin, Registry, get_registry
 from lychd_core.roles import RoleProfile
 
@@ -102,6 +102,37 @@ class ProjectionConfig(StrictModel):
             if normal != key:
                 raise ValueError(f"rule key {key!r} is not normalized; write {normal!r}")
         return rules
+
+
+class MediaTypeEntry(StrictModel):
+    """A declared media type written as a table, to say it overrides the core's mapping."""
+
+    media_type: str = Field(min_length=1, description="Normalized media type.", examples=["text/x-toy"])
+    override: bool = Field(
+        default=False, strict=True, description="Required when the core maps this key differently.", examples=[True]
+    )
+
+
+def _check_media_types(entries: dict[str, str | MediaTypeEntry]) -> dict[str, str | MediaTypeEntry]:
+    for key, entry in entries.items():
+        media_type, override = (entry, False) if isinstance(entry, str) else (entry.media_type, entry.override)
+        try:
+            kind = file_key_kind(key)
+            normal = normalize_media_type(media_type)
+        except MediaTypeError as exc:
+            raise ValueError(f"{key!r}: {exc}") from exc
+        if normal != media_type:
+            raise ValueError(f"{key!r}: media type {media_type!r} is not normalized; write {normal!r}")
+        core = (EXTENSIONS if kind == "extension" else FILE_NAMES).get(key)
+        if core is not None and core != media_type and not override:
+            raise ValueError(
+                f"{key!r}: the core maps it to {core!r}; to map it to {media_type!r} instead write "
+                f'{{ media_type = "{media_type}", override = true }}'
+            )
+        if override and (core is None or core == media_type):
+            said = "does not map it" if core is None else f"maps it to {core!r} already"
+            raise ValueError(f"{key!r}: override = true, but the core {said}; drop override")
+    return entries
 
 
 class AssemblyConfig(StrictModel):
@@ -190,6 +221,12 @@ class LychdConfig(StrictModel):
     projection: ProjectionConfig = Field(
         default_factory=ProjectionConfig, description="Projection rules by media type.", examples=[{}]
     )
+    media_types: dict[str, str | MediaTypeEntry] = Field(
+        default_factory=dict,
+        description="Exact file names and extensions -> media type; decides before profiles' declarations and "
+        "the core's tables. Departing from a core mapping needs override = true.",
+        examples=[{".toy": "text/x-toy", ".h": {"media_type": "text/x-c++", "override": True}}],
+    )
     role_policy: PluginPin = Field(
         description="The role policy plugin.", examples=[{"name": "roles.standard", "revision": 1}]
     )
@@ -201,6 +238,12 @@ class LychdConfig(StrictModel):
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+
+    _media_types_checked = field_validator("media_types")(_check_media_types)
+
+    def declared_media_types(self) -> dict[str, str]:
+        """``[media_types]`` as key -> media type."""
+        return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
 
     def role_profile(self, role: str, registry: Registry | None = None) -> RoleProfile:
         """One call: the profile of ``role`` from the pinned ``role_policy``, its options
@@ -268,19 +311,14 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
+STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+
+
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
-    verbatim = {"profile": "verbatim", "revision": 1}
-    text_types = [
-        "application/json",
-        "application/toml",
-        "application/yaml",
-        "text/markdown",
-        "text/plain",
-        "text/x-rst",
-    ]
-    rules: dict[str, Any] = {media_type: verbatim for media_type in text_types}
-    rules["text/x-python"] = {"profile": "structure.python", "revision": 1}
+    # Every text kind the core knows: its first-party structure profile, else verbatim.
+    rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
+    rules.update({kind: {"profile": name, "revision": 1} for kind, name in STRUCTURE_PROFILES.items()})
     return parse_config(
         {
             "schema_version": SCHEMA_VERSION,
@@ -358,6 +396,12 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
         attempt("privacy_profile", PluginFamily.PRIVACY_PROFILE, pin.name, pin.revision, pin.options)
     for index, pin in enumerate(config.compression.compressors):
         attempt(f"compression.compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    from lychd_core.projection.declared import media_table  # projection imports this module
+
+    try:
+        media_table(config, registry)
+    except ConfigError as exc:
+        problems.extend(f"media_types: {problem}" for problem in exc.problems)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)

@@ -86,6 +86,11 @@ class ProjectionProfile(Plugin, Protocol):
     The outcome must depend only on the bytes, media type, bounds and options — never
     on ``SourceMaterial.path`` — because the projection cache shares entries across
     paths with the same content.
+
+    Optional capability attribute ``file_media_types: Mapping[str, str]``: the exact file
+    names and extensions (``{".toy": "text/x-toy"}``) of the profile's own media types;
+    detection uses them after the configuration's ``[media_types]`` and before the core's
+    tables (:mod:`lychd_core.projection.declared`).
     """
 
     @property

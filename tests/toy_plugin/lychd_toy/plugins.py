@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +39,7 @@ class UpperProfile:
     revision = 1
     options_model = UpperOptions
     media_types = frozenset({"text/x-toy"})
+    file_media_types = MappingProxyType({".toy": "text/x-toy"})  # optional: files of its media type
     parser_version = "toy 1"
 
     def project(self, source: SourceMaterial, options: UpperOptions) -> Projected | Unavailable:
@@ -96,7 +98,7 @@ class HeadCompressor:
 
 
 class ToyRoles:
-    """Every role sees only sources and specifications, and may only read."""
+    """Every role sees only the Stable Floor, sources, specifications and the query, and may only read."""
 
     name = "toy.roles"
     revision = 1
@@ -107,8 +109,19 @@ class ToyRoles:
         view = tuple(sorted(allowed_operations(role) & allowed_operations("*")))
         return RoleProfile(
             role=role,
-            visible_classes=frozenset({ContextClass.SOURCE, ContextClass.SPECIFICATION}),
-            visible_provenances=frozenset({Provenance.REPOSITORY, Provenance.USER}),
+            visible_classes=frozenset(
+                {
+                    ContextClass.POLICY,
+                    ContextClass.INSTRUCTION,
+                    ContextClass.ENVIRONMENT,
+                    ContextClass.SOURCE,
+                    ContextClass.SPECIFICATION,
+                    ContextClass.QUERY,
+                }
+            ),
+            visible_provenances=frozenset(
+                {Provenance.SYSTEM, Provenance.APPLICATION, Provenance.REPOSITORY, Provenance.USER}
+            ),
             capability_view=view,
         )
 
