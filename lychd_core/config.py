@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
+from lychd_core.privacy.settings import EgressConfig, LabelRule
 from lychd_core.registry import RegisteredPlugin, Registry, get_registry
 from lychd_core.roles import RoleProfile
 
@@ -238,6 +239,17 @@ class LychdConfig(StrictModel):
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+    labels: list[LabelRule] = Field(
+        default_factory=list,
+        description="Ordered label rules (path glob -> label); first match wins; unmatched material stays "
+        "restricted with unknown lineage.",
+        examples=[[{"path": "src/**", "privacy_class": "internal"}]],
+    )
+    egress: EgressConfig = Field(
+        default_factory=EgressConfig,
+        description="Egress targets checked before every model call.",
+        examples=[{"default_target": "local"}],
+    )
 
     _media_types_checked = field_validator("media_types")(_check_media_types)
 
@@ -303,6 +315,8 @@ def load_config(path: str | Path) -> LychdConfig:
 def _drop_empty(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _drop_empty(v) for k, v in value.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_drop_empty(item) for item in value]
     return value
 
 
@@ -311,6 +325,23 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
+# This repository's own material is public source; edit these rules for yours.
+DEFAULT_LABELS: list[dict[str, Any]] = [
+    {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
+    for path, category in (
+        ("lychd_core/**", "source-code"),
+        ("plugins/**", "source-code"),
+        ("tests/**", "source-code"),
+        ("benchmarks/**", "source-code"),
+        ("docs/**", "documentation"),
+        ("profiles/**", "configuration"),
+        ("README.md", "documentation"),
+    )
+]
+DEFAULT_EGRESS: dict[str, Any] = {
+    "default_target": "local",
+    "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
+}
 STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
 
 
@@ -324,6 +355,8 @@ def default_config() -> LychdConfig:
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "labels": DEFAULT_LABELS,
+            "egress": DEFAULT_EGRESS,
         },
         "<default>",
     )

@@ -28,6 +28,7 @@ from lychd_core.config import LychdConfig, resolve_rule
 from lychd_core.digests import JsonValue, json_digest, sha256_digest
 from lychd_core.errors import ConfigError, LychdError, MaterialError, MediaTypeError, ProjectionUnavailable
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_core.privacy.rules import label_for
 from lychd_core.projection.cache import CacheKey, ProjectionCache
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.declared import media_table as build_media_table
@@ -226,7 +227,9 @@ class Projector:
             layer=Layer.CODEX,
             key=f"codex:{ref.source}:{plugin.pin}",
             text=projected.text,
-            label=ref.label,
+            label=label_for(
+                self.config.labels, ref.path, job.source.digest, ref.label if "label" in ref.model_fields_set else None
+            ),
             lineage=lineage,
         )
         return Contribution(
