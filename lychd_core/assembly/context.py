@@ -55,6 +55,10 @@ class AssembledContext:
     """The retrieval plan the memory evidence came from, with every record explained."""
     environment: dict[str, Any] | None = None
     """The environment block's facts as data (the block itself is text for the model)."""
+    compression: dict[str, Any] | None = None
+    """What compression did: placement, whether it ran and why, each compaction's receipt."""
+    execution: dict[str, Any] | None = None
+    """The Execution Projection that replaced settled history, item by item, if any."""
     node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
     """The label of every selected node; ``label`` is their join."""
     _history: tuple[str, ...] = ()
@@ -119,4 +123,6 @@ class AssembledContext:
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
             "environment": self.environment,
+            "compression": self.compression,
+            "execution": self.execution,
         }
