@@ -210,3 +210,17 @@ def test_execution_items_are_labelled_by_node() -> None:
     assembled = assemble(config(), big_tool_history(3), execution=projection)
     assert set(assembled.node_labels) == set(assembled.plan.selected)
     assert "st" in assembled.node_labels["execution:state:k"].material_parents
+
+
+def test_a_digest_may_take_an_elided_group_with_the_rest() -> None:
+    history: list[dict[str, Any]] = []
+    for i in range(8):
+        body = 9_000 if i == 2 else 50
+        history += [user(f"question {i}"), tool_call("read", f"c{i}"), tool_return("read", f"c{i}", "y" * body)]
+        history.append(answer(f"answer {i}"))
+    assembled = assemble(config("over-budget", char_cap=96_000, turn_window=3, scan_groups=5), history)
+    receipts = {r["output"]["id"]: r for r in assembled.compression["compactions"]}
+    digest = receipts["digest:history-prefix"]
+    assert any(s["id"].startswith("elided:") for s in digest["sources"])  # a compaction of a compaction
+    assert "earlier in this conversation" in assembled.history[0]["parts"][0]["content"]
+    assert assembled.history[1:] == history[-12:]
