@@ -21,7 +21,7 @@ from lychd_core.inputs import parse_toml, read_input_text
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
 from lychd_core.plugins import call_plugin
 from lychd_core.privacy.settings import EgressConfig, LabelRule
-from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.registry import RegisteredPlugin, Registry, get_registry
 from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
@@ -339,6 +339,12 @@ class LychdConfig(StrictModel):
     def declared_media_types(self) -> dict[str, str]:
         """``[media_types]`` as key -> media type."""
         return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
+
+    def role_profile(self, role: str, registry: Registry | None = None) -> RoleProfile:
+        """One call: the profile of ``role`` from the pinned ``role_policy``, its options
+        validated (``ConfigError`` names what the policy refused), the policy called
+        behind the plugin boundary; ``registry`` defaults to the process-wide one."""
+        return role_profile(self, registry or get_registry(), role)
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:

@@ -10,9 +10,9 @@ from rich.table import Table
 
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, role_profile
+from lychd_core.config import LychdConfig
 from lychd_core.errors import ConfigError
-from lychd_core.memory import ClaimType, MemoryQuery, MemoryScope, RetrievalPlan, load_records_file
+from lychd_core.memory import ClaimType, MemoryQuery, MemoryScope, RetrievalPlan, ScopePolicy, load_records_file
 from lychd_core.registry import get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores import MemoryStore
@@ -54,6 +54,11 @@ def add_parser(subparsers: Any) -> None:
     query.add_argument("--limit", type=int, default=10)
     query.add_argument("--max-tokens", type=int)
     query.add_argument("--explain", action="store_true", help="explain every record, selected or excluded")
+    query.add_argument(
+        "--exact-scope",
+        action="store_true",
+        help="only records whose scope equals the query's (default: broader record scopes apply too)",
+    )
     query.set_defaults(func=run_query)
 
     rebuild = actions.add_parser("rebuild", parents=[common], help="rebuild the index and print its digest")
@@ -109,7 +114,7 @@ def run_forget(args: argparse.Namespace) -> int:
 
 
 def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
-    return role_profile(config, get_registry(), role)
+    return config.role_profile(role, get_registry())
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -134,6 +139,7 @@ def run_query(args: argparse.Namespace) -> int:
             max_review_age=args.max_review_age,
             limit=args.limit,
             max_tokens=args.max_tokens,
+            scope_policy=ScopePolicy.EXACT if args.exact_scope else ScopePolicy.INCLUDE_BROADER,
         )
         plan = store.query(query)
         if args.json:

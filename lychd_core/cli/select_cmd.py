@@ -10,7 +10,6 @@ from rich.table import Table
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
-from lychd_core.config import role_profile as configured_role_profile
 from lychd_core.errors import ConfigError
 from lychd_core.graph import ContextGraph, SelectionBounds, SelectionPlan, TokenBudget, load_graph, select
 from lychd_core.registry import get_registry
@@ -39,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
 
 def role_profile(config: LychdConfig, role: str) -> RoleProfile:
     """The profile of ``role`` from the configured role policy, with validated options."""
-    return configured_role_profile(config, get_registry(), role)
+    return config.role_profile(role, get_registry())
 
 
 def run(args: argparse.Namespace) -> int:
