@@ -295,7 +295,15 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
-STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+STRUCTURE_PROFILES = {
+    "text/x-python": "structure.python",
+    "text/javascript": "structure.javascript",
+    "text/x-typescript": "structure.typescript",
+    "text/x-tsx": "structure.typescript",
+    "text/x-go": "structure.go",
+    "text/x-rust": "structure.rust",
+    "text/x-java": "structure.java",
+}
 
 
 def default_config() -> LychdConfig:
