@@ -38,7 +38,14 @@ FIXTURE = {
     PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
 }
-FIRST_PARTY = {"lychd-structure-python", "lychd-structure-treesitter", "lychd-verbatim", "lychd-roles", "lychd-compressors"}
+FIRST_PARTY = {
+    "lychd-structure-python",
+    "lychd-structure-treesitter",
+    "lychd-verbatim",
+    "lychd-roles",
+    "lychd-compressors",
+    "lychd-closed-diagnostic",
+}
 
 
 def _contract_class(entry: Any) -> type:

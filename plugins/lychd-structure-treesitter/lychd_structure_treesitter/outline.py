@@ -97,9 +97,7 @@ def first_error(root: tree_sitter.Node) -> tree_sitter.Node | None:
 class Outliner:
     """Builds the facts of one parsed source."""
 
-    def __init__(
-        self, data: bytes, spec: LanguageSpec, options: StructureTreeSitterOptions, max_chars: int
-    ) -> None:
+    def __init__(self, data: bytes, spec: LanguageSpec, options: StructureTreeSitterOptions, max_chars: int) -> None:
         self.data = data
         self.spec = spec
         self.options = options
@@ -244,9 +242,9 @@ class Outliner:
         declarator = node.child_by_field_name("declarator")  # Java fields: int x = 1;
         if name_node is None and declarator is not None:
             name_node = declarator.child_by_field_name("name") or declarator
-        if body is not None and body.type not in _FUNCTION_BODIES and body.type not in self.spec.containers:
-            if node.type not in self.spec.scopes:
-                body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
+        plain = body is not None and body.type not in _FUNCTION_BODIES and body.type not in self.spec.containers
+        if plain and node.type not in self.spec.scopes:
+            body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
         end = node.end_byte if body is None else _opening(body)
         value = node.child_by_field_name("value") or (declarator and declarator.child_by_field_name("value"))
         long_value = body is None and value is not None and not self._short(value)

@@ -61,7 +61,6 @@ class TreeSitterProfile:
             return self._too_large(str(len(outline)), source.max_chars)
         return Projected(text=outline, facts=public_facts(facts, options), line_map=line_map)
 
-
     @staticmethod
     def _too_large(size: str, bound: int) -> Unavailable:
         return Unavailable(

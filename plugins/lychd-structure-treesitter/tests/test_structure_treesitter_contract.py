@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from lychd_structure_treesitter import PROFILES, TreeSitterProfile
 
 from lychd_core.testing import ProjectionProfileContract
-from lychd_structure_treesitter import PROFILES, TreeSitterProfile
 
 BY_NAME = {profile.name: profile for profile in PROFILES}
 SAMPLES = {

@@ -20,11 +20,11 @@ import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
 import tree_sitter_rust
+from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
+from lychd_structure_treesitter.languages import language
 
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.families import Projected, SourceMaterial
-from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
-from lychd_structure_treesitter.languages import language
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BY_MEDIA_TYPE = {media: profile for profile in PROFILES for media in profile.media_types}
@@ -94,10 +94,15 @@ def flatten(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def in_outline_structure(node: tree_sitter.Node) -> bool:
     parent = node.parent
     while parent is not None:
-        if parent.type == "statement_block" and parent.parent is not None and parent.parent.type in {
-            "internal_module",
-            "module",
-        }:
+        if (
+            parent.type == "statement_block"
+            and parent.parent is not None
+            and parent.parent.type
+            in {
+                "internal_module",
+                "module",
+            }
+        ):
             parent = parent.parent
             continue
         if parent.type not in PASS_THROUGH:
@@ -118,7 +123,7 @@ def grammar_definitions(name: str) -> list[tuple[str, str, int]]:
             continue
         definition, name_node = captures[kinds[0]][0], captures["name"][0]
         if in_outline_structure(definition):
-            found.append((kinds[0], name_node.text.decode(), name_node.start_point.row + 1))
+            found.append((kinds[0], (name_node.text or b"").decode(), name_node.start_point.row + 1))
     return found
 
 
@@ -176,7 +181,8 @@ def test_symbols_name_definitions_and_references(name: str) -> None:
 
 
 def test_imports_name_their_module() -> None:
-    modules = {n: [i["module"] for i in project(n).facts["imports"]] for n in SOURCES}  # type: ignore[index]
+    facts: dict[str, Any] = {n: project(n).facts for n in SOURCES}
+    modules = {n: [i["module"] for i in facts[n]["imports"]] for n in SOURCES}
     assert modules["inventory.js"] == ["node:events", "./defaults.js", "./format.js"]
     assert modules["server.go"] == ["encoding/json", "errors", "net/http", "sync"]
     assert modules["ledger.rs"] == ["std::collections::BTreeMap", "std::fmt::{self, Display}"]
@@ -184,9 +190,7 @@ def test_imports_name_their_module() -> None:
 
 
 def test_options_select_parts_and_facts_follow() -> None:
-    bare = StructureTreeSitterOptions(
-        include_imports=False, members="none", doc_lines=0, include_line_numbers=False
-    )
+    bare = StructureTreeSitterOptions(include_imports=False, members="none", doc_lines=0, include_line_numbers=False)
     outcome = project("ledger.rs", bare)
     facts: Any = outcome.facts
     assert "imports" not in facts and "use std" not in outcome.text

@@ -7,10 +7,10 @@ never full text; the same bytes always give the same outcome.
 from __future__ import annotations
 
 import pytest
+from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
 
 from lychd_core.digests import sha256_digest
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
 
 BY_MEDIA_TYPE = {media: profile for profile in PROFILES for media in profile.media_types}
 MEDIA_TYPES = sorted(BY_MEDIA_TYPE)
@@ -119,7 +119,7 @@ def test_a_file_valid_only_in_another_language(media_type: str) -> None:
 @pytest.mark.parametrize(
     ("media_type", "other"),
     [
-        ("text/x-go", b"fn main() { println!(\"hi\"); }\n"),
+        ("text/x-go", b'fn main() { println!("hi"); }\n'),
         ("text/x-rust", b"package main\n\nfunc main() {}\n"),
         ("text/x-java", b"package main\n\nfunc main() {}\n"),
         ("text/javascript", b"interface A { x: number }\nlet y: A = { x: 1 };\n"),

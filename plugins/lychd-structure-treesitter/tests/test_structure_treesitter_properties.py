@@ -6,10 +6,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
 
 from lychd_core.digests import sha256_digest
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
 
 BY_MEDIA_TYPE = {media: profile for profile in PROFILES for media in profile.media_types}
 NAME = st.from_regex(r"[a-z][a-z0-9]{2,8}", fullmatch=True).map(lambda s: "n" + s)
