@@ -12,8 +12,9 @@ characters a message). Three agents, identical but for one capability:
   character cap that the turn window reaches first.
 
 The figure is the per-request CPU time of this process (one ``agent.run`` with one
-model request, best of N; CPU time because the machine is shared) of ``governed`` over ``trimmer``, at each history length (goal <= 1.2 at both), and
-``governed`` at 1,000 turns over 300 turns (goal: flat, <= 1.2).
+model request, best of N; CPU time because the machine is shared) of ``governed`` over
+``trimmer`` at each history length (goal <= 1.2 at both), and ``governed`` minus
+``trimmer`` at both lengths (goal: flat).
 
 Run: python benchmarks/bench_pydantic_ai.py [--full]
 """
