@@ -73,10 +73,8 @@ def test_unlabelled_reports_and_bad_inputs_are_typed_refusals(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     shutil.copy(FIXTURES / "pip-audit.json", tmp_path / "report.json")
-    code, _, err = run(
-        capsys, "cut", "prepare", str(tmp_path / "report.json"), "--workspace", str(tmp_path), "--plan", str(FIXTURES / "plan.toml"),
-        *COMMON,
-    )  # fmt: skip
+    report, plan = str(tmp_path / "report.json"), str(FIXTURES / "plan.toml")
+    code, _, err = run(capsys, "cut", "prepare", report, "--workspace", str(tmp_path), "--plan", plan, *COMMON)
     assert code == 1 and "unknown-lineage" in err and "Traceback" not in err
     assert prepare(capsys, "--format", "sarif")[0] == 1
     assert prepare(capsys, report="tests/fixtures/privacy/missing.json")[0] == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.support.sensitive import SENSITIVE, leaks
 
 ROOT = Path(__file__).resolve().parents[1]
-LEAKY = '''
+LEAKY = """
 import logging
 
 def test_prints_a_secret():
@@ -25,7 +25,7 @@ def test_hands_over_a_secret():
 
 def test_clean():
     print("owner=<redacted>")
-'''
+"""
 
 
 def test_leaks_names_each_sensitive_value_found() -> None:

@@ -55,6 +55,8 @@ class AssembledContext:
     """The retrieval plan the memory evidence came from, with every record explained."""
     node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
     """The label of every selected node; ``label`` is their join."""
+    candidate_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
+    """The label of every node, selected or omitted (for display; egress checks ``node_labels``)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 

@@ -198,7 +198,8 @@ class ContextOrchestrator:
         kept_groups = [g for g in history_groups if history_node_id(g) in selected]
         kept_history = tuple(text for g in reversed(kept_groups) for text in g.texts)
         given = (history_label, continuation_label, query_label)
-        node_labels = self._node_labels(kept_floor, kept_memory, kept_groups, bool(continuation_json), *given)
+        every_label = self._node_labels(floor, memory, history_groups, bool(continuation_json), *given)
+        node_labels = {node_id: label for node_id, label in every_label.items() if node_id in selected}
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
@@ -216,6 +217,7 @@ class ContextOrchestrator:
             query=query,
             label=join_labels(node_labels.values()),
             node_labels=node_labels,
+            candidate_labels=every_label,
             bounds=bounds,
             required_chars=required_chars,
             used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
@@ -242,7 +244,7 @@ class ContextOrchestrator:
         continuation_label: PrivatizationLabel | None,
         query_label: PrivatizationLabel | None,
     ) -> dict[str, PrivatizationLabel]:
-        """The label of every selected node; unlabelled inputs are restricted with unknown lineage."""
+        """The label of every node; unlabelled inputs are restricted with unknown lineage."""
         unlabelled = PrivatizationLabel.restricted_unknown()
         labels = {floor_node_id(block): block.label for block in floor}
         labels.update((evidence.node_id, evidence.label) for evidence in memory)
