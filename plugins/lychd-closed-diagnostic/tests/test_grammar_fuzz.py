@@ -54,7 +54,7 @@ def core_parse(text: str) -> tuple[str, ...] | None:
     try:
         parsed = parse_text(text, GRAMMAR, VOCABULARY, where="t", candidate=False)
         check_owners([parsed], GRAMMAR, VOCABULARY)
-        return parsed.owners
+        return tuple(record[-1] for record in parsed.records)
     except CutRefused:
         return None
 
@@ -82,5 +82,5 @@ def test_valid_records_censor_to_a_candidate_the_verifier_reconstructs(records: 
         return
     assert accepted is not None and count == len(records)
     candidate = parse_text(texts[0], GRAMMAR, VOCABULARY, where="c", candidate=True)
-    assert candidate.heads == tuple(head for head, _ in records)
+    assert tuple(zip(*candidate.columns, strict=True)) == tuple(tuple(head.split(" ")) for head, _ in records)
     assert not any(f"owner={owner}\n" in texts[0] for _, owner in records)
