@@ -51,3 +51,23 @@ def test_a_target_admits_labelled_material_and_refuses_the_rest(capsys: pytest.C
     with pytest.raises(SystemExit) as usage:
         main([*BASE, "--query-label", "secret"])
     assert usage.value.code == 2
+
+
+def test_the_readme_main_job_shows_labels_from_the_default_rules_and_passes_the_gate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    command = next(line for line in readme.splitlines() if "lychd assemble" in line).split("lychd ", 1)[1]
+    args = shlex.split(command)
+    assert "--target" in args and "--query-label" in args
+    code = main([*args, "--workspace", str(ROOT), "--config", str(ROOT / "profiles" / "default.toml"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    labels = data["node_labels"]
+    assert labels["L2:codex:README.md:verbatim@1"]["privacy_class"] == "PUBLIC"
+    codex = [node for node in data["candidate_labels"] if node.startswith("L2:codex:lychd_core/")]
+    assert codex and all(data["candidate_labels"][node]["privacy_class"] == "PUBLIC" for node in codex)
+    assert data["label"]["privacy_class"] == "INTERNAL" and data["egress"]["admitted"] is True

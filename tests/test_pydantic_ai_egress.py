@@ -113,3 +113,19 @@ def test_from_config_takes_targets_and_labels_and_refuses_unknown_targets() -> N
         GovernedContext.from_config(config, target="nowhere")
     with pytest.raises(TypeError, match=r"CallLabels\.query"):
         CallLabels(query="public")  # type: ignore[arg-type]
+
+
+def test_the_documented_egress_example_runs_and_prints_what_it_says() -> None:
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "integrations" / "pydantic-ai.md").read_text()
+    section = doc.split("## Egress", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    promised = [m.group(1) for m in re.finditer(r"^\s*print\(.*\)\s+# (.*)$", code, flags=re.M)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "pydantic-ai.md", "exec"), {"__name__": "doc_example"})
+    assert out.getvalue().splitlines() == promised

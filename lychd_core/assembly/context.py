@@ -114,6 +114,7 @@ class AssembledContext:
             "layer_chars": dict(sorted(self.layer_chars.items())),
             "label": self.label.to_json(),
             "node_labels": {node_id: label.to_json() for node_id, label in self.node_labels.items()},
+            "candidate_labels": {node_id: label.to_json() for node_id, label in self.candidate_labels.items()},
             "label_sources": label_sources(self.node_labels),
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
