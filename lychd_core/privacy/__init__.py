@@ -1,0 +1,1 @@
+"""Privacy: labels at egress, the Privacy Cut, and the reversible-cut vault."""
