@@ -62,10 +62,13 @@ class LockedBuffer:
         """Overwrite the whole mapping with zeros."""
         if self._map is not None:
             ctypes.memset(self._address, 0, self._length)
+            self._zeroed = not any(ctypes.string_at(self._address, self._length))
 
     def is_zero(self) -> bool:
-        """Whether every byte is zero (tests check buffers after use)."""
-        return self._map is None or not any(self._map[: self._length])
+        """Whether every byte of the mapping is zero (read through its address, even after close)."""
+        return not any(ctypes.string_at(self._address, self._length)) if self._map is not None else self._zeroed
+
+    _zeroed = False
 
     def _release(self, *, locked: bool) -> None:
         if self._map is None:
@@ -74,8 +77,12 @@ class LockedBuffer:
         if locked:
             _LIBC.munlock(ctypes.c_void_p(self._address), ctypes.c_size_t(self._length))
         del self._anchor
-        self._map.close()
-        self._map = None
+        mapping, self._map = self._map, None
+        try:
+            mapping.close()
+        except BufferError:
+            pass  # a view is still referenced (e.g. by a traceback); the bytes are already zero, GC unmaps
+
 
     def close(self) -> None:
         """Zero, unlock and unmap."""

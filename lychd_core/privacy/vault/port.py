@@ -101,17 +101,23 @@ def _attempt(
             )
             value = restorer.walk(returned)
             restorer.plain.release()
-        if validate is not None:
-            try:
-                validate(value)
-            except Exception as exc:
-                # the validator's message may quote restored values: keep only its type
-                raise RehydrationRefused(
-                    RejectReason.VALIDATION_FAILED, "", f"the restored value failed validation ({type(exc).__name__})"
-                ) from None
+        failure = None if validate is None else _validation_failure(validate, value)
+        if failure is not None:
+            # raised outside the except block so the validator's message (it may quote values) is not chained
+            raise RehydrationRefused(
+                RejectReason.VALIDATION_FAILED, "", f"the restored value failed validation ({failure})"
+            )
         return value, dict(sorted(restorer.per_category.items()))
     except (RehydrationRefused, LeaseUnrecoverable) as refusal:
         return refusal
+
+
+def _validation_failure(validate: Validator, value: Any) -> str | None:
+    try:
+        validate(value)
+    except Exception as exc:
+        return type(exc).__name__
+    return None
 
 
 def _result(

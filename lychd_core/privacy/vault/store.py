@@ -170,6 +170,7 @@ class Vault:
         self.hardening.require()
         now = self.clock()
         expires_at = self._durable_expiry(request, now)
+        size = map_size(values)
         lease_id = "lease_" + secrets.token_hex(16)
         epoch = self.keys.current_epoch()
         kek = self.keys.kek(epoch)
@@ -192,7 +193,7 @@ class Vault:
                 expires_at=expires_at,
             )
             map_nonce, wrap_nonce = self._nonce(), self._nonce()
-            with LockedBuffer(map_size(values)) as plain:
+            with LockedBuffer(size) as plain:
                 pack_map(plain.view, values, disclosed)
                 map_ciphertext = seal(dek.view, map_nonce, plain.view, seal_aad("map", lease))
             secret = self.keys.add_secret(lease_id, epoch, now=now)
