@@ -79,22 +79,19 @@ def test_the_result_regains_its_label_stays_local_and_purges_in_time(tmp_path: P
 
 
 @pytest.mark.parametrize(
-    ("limits", "expected"),
+    ("cut_expires_at", "source_expires_at", "retention_max", "expected"),
     [
-        ({"cut_expires_at": T0 + 5000, "source_expires_at": T0 + 4000}, T0 + 4000),
-        ({"cut_expires_at": T0 + 5000, "source_expires_at": None}, T0 + 5000),
-        ({"cut_expires_at": T0 + 99_000, "source_expires_at": None}, T0 + 10),
+        (T0 + 5000, T0 + 4000, 86_400, T0 + 4000),
+        (T0 + 5000, None, 86_400, T0 + 5000),
+        (T0 + 99_000, None, 10, T0 + 10),
     ],
 )
 def test_purge_at_is_the_earliest_source_cut_or_retention_bound(
-    tmp_path: Path, limits: dict[str, Any], expected: int
+    tmp_path: Path, cut_expires_at: int, source_expires_at: int | None, retention_max: int, expected: int
 ) -> None:
+    cut = cut_binding(cut_expires_at=cut_expires_at, source_expires_at=source_expires_at)
     with open_vault(tmp_path) as vault:
-        lease_id, claim, returned = (
-            _claimed(vault, lambda t: model_return(*t), cut=cut_binding(**limits), retention_max=10)
-            if expected == T0 + 10
-            else _claimed(vault, lambda t: model_return(*t), cut=cut_binding(**limits))
-        )
+        lease_id, claim, returned = _claimed(vault, lambda t: model_return(*t), cut=cut, retention_max=retention_max)
         assert rehydrate(vault, lease_id, claim, returned, SCHEMA).purge_at == expected
 
 
