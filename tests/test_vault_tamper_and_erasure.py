@@ -93,7 +93,7 @@ def test_aead_binding_holds_even_when_the_row_mac_is_forged(tmp_path: Path, tamp
                 row.lease, row.state, row.claim, row.changed_at, forged[0], forged[1], row.map_nonce, forged[2]
             )
             edited.replace(conn, mac_key(vault.keys.kek(1)), row.state)
-        with pytest.raises(VaultIntegrityError, match="authentication failed|malformed|shorter"):
+        with pytest.raises(VaultIntegrityError, match=r"authentication failed|malformed|shorter"):
             rehydrate(vault, lease_id, claim, returned, SCHEMA)
         assert vault.get(lease_id).state is LeaseState.CLAIMED  # nothing served, nothing half-written
 
