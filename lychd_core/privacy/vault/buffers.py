@@ -7,6 +7,7 @@ CPython cannot promise that no copy exists elsewhere: see docs/privacy.md.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import mmap
@@ -78,10 +79,9 @@ class LockedBuffer:
             _LIBC.munlock(ctypes.c_void_p(self._address), ctypes.c_size_t(self._length))
         del self._anchor
         mapping, self._map = self._map, None
-        try:
+        # a view may still be referenced (e.g. by a traceback); the bytes are already zero and GC unmaps
+        with contextlib.suppress(BufferError):
             mapping.close()
-        except BufferError:
-            pass  # a view is still referenced (e.g. by a traceback); the bytes are already zero, GC unmaps
 
 
     def close(self) -> None:
