@@ -145,6 +145,11 @@ class StoresConfig(StrictModel):
         description="Pseudonym-map vault store.",
         examples=[{"backend": "sqlite", "path": "vault.sqlite3"}],
     )
+    vault_keys: StoreConfig = Field(
+        default_factory=lambda: StoreConfig(path="vault-keys/vault.keys.sqlite3"),
+        description="The vault's key store (KEKs, erasure secrets): its own directory, never backed up.",
+        examples=[{"backend": "sqlite", "path": "vault-keys/vault.keys.sqlite3"}],
+    )
     projection_cache: StoreConfig = Field(
         default_factory=lambda: StoreConfig(path="projections.sqlite3"),
         description="Projection cache store.",

@@ -83,7 +83,6 @@ class LockedBuffer:
         with contextlib.suppress(BufferError):
             mapping.close()
 
-
     def close(self) -> None:
         """Zero, unlock and unmap."""
         self._release(locked=True)

@@ -85,3 +85,7 @@ class RehydrationRefused(VaultError, ValueError):
 
 class RehydratedFlowRefused(VaultError, PermissionError):
     """A rehydrated result was offered to a sink it may never reach (executable, effect, public, remote)."""
+
+
+class VaultInputError(VaultError, ValueError):
+    """A file or argument given to the vault is unreadable or malformed."""
