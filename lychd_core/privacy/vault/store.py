@@ -10,6 +10,7 @@ key store. A crash between the two is finished by the next open or purge.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -119,6 +120,8 @@ class Vault:
 
     def close(self) -> None:
         if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # stale wrapped-DEK frames leave the WAL
             self._conn.close()
             self._conn = None
         self.keys.close()
@@ -254,10 +257,13 @@ class Vault:
         return new
 
     def _destroy(self, lease_ids: list[str]) -> None:
-        """Second half of erasure: drop erasure secrets, flush old page images out of both WALs."""
+        """Second half of erasure: delete the erasure secrets (the key store checkpoints its WAL at once).
+
+        Stale WAL frames of the vault database may still hold the wrapped DEK until the next
+        checkpoint (purge, close, or SQLite's own); from this point on they cannot be unwrapped.
+        """
         if lease_ids:
             self.keys.destroy(lease_ids)
-            checkpoint(self._connection, self.path)
 
     def _expire_if_due(self, conn: sqlite3.Connection, row: LeaseRow) -> LeaseRow | None:
         if not row.state.terminal and self.clock() >= row.lease.expires_at:
@@ -314,6 +320,7 @@ class Vault:
                 self._write(conn, load_row(conn, lease_id, self.keys.kek), LeaseState.EXPIRED, None)
                 expired.append(lease_id)
         erased = self.finish_erasures()
+        checkpoint(self._connection, self.path)
         return {"expired": len(expired), "erased": erased, "retired_epochs": self.keys.retire_unused_epochs()}
 
     def finish_erasures(self) -> int:
