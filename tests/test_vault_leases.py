@@ -186,3 +186,12 @@ def test_fail_closed_disables_reversible_cuts_with_the_reason(tmp_path: Path) ->
         with pytest.raises(ReversibleCutsDisabled, match="locked_buffers: mlock failed"):
             new_lease(vault)
         assert vault.counts()["ACTIVE"] == 0
+
+
+def test_an_erasure_secret_without_a_lease_row_is_removed_after_the_grace_period(tmp_path: Path) -> None:
+    clock = Clock()
+    with open_vault(tmp_path, clock) as vault:
+        vault.keys.add_secret("lease_crashed_before_its_row", 1, now=clock.now)
+        assert vault.purge()["erased"] == 0  # maybe a concurrent create: wait
+        clock.now += 601
+        assert vault.purge()["erased"] == 1 and vault.keys.lease_ids() == set()
