@@ -111,13 +111,26 @@ class KeyStore:
             return {row[0] for row in self._connection.execute("SELECT lease_id FROM lease_secrets")}
 
     def destroy(self, lease_ids: list[str]) -> int:
-        """Delete these erasure secrets (zeroed in place by ``secure_delete``); how many existed."""
+        """Delete these erasure secrets (zeroed in place by ``secure_delete``); how many existed.
+
+        The delete commits without its own fsync; the TRUNCATE checkpoint that follows syncs
+        the WAL, folds it into the database, syncs that and empties the WAL, so old frames
+        holding the secret are gone when this returns. A crash in between leaves the secret;
+        the next open or purge deletes it again (its lease is already terminal).
+        """
         if not lease_ids:
             return 0
-        with immediate(self._connection, self.path, "destroy erasure secrets") as conn:
-            marks = ",".join("?" * len(lease_ids))
-            removed = conn.execute(f"DELETE FROM lease_secrets WHERE lease_id IN ({marks})", lease_ids).rowcount
-        checkpoint(self._connection, self.path)
+        conn = self._connection
+        with sqlite_errors(self.path, "relax the commit sync"):
+            conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with immediate(conn, self.path, "destroy erasure secrets"):
+                marks = ",".join("?" * len(lease_ids))
+                removed = conn.execute(f"DELETE FROM lease_secrets WHERE lease_id IN ({marks})", lease_ids).rowcount
+            checkpoint(conn, self.path)
+        finally:
+            with sqlite_errors(self.path, "restore the commit sync"):
+                conn.execute("PRAGMA synchronous = FULL")
         return int(removed)
 
     def retire_unused_epochs(self) -> int:
