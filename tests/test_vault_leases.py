@@ -125,7 +125,7 @@ def test_purge_expires_what_is_due_and_erases_it(tmp_path: Path) -> None:
         assert report["expired"] == 1 and report["erased"] == 1
         assert vault.get(due.lease_id).state is LeaseState.EXPIRED
         assert vault.get(later.lease_id).state is LeaseState.ACTIVE
-        assert vault.keys.lease_ids() == {later.lease_id}
+        assert vault.keys.lease_ids() - vault.pooled_ids == {later.lease_id}
         assert vault.purge() == {"expired": 0, "erased": 0, "retired_epochs": 0}
 
 
@@ -195,3 +195,19 @@ def test_an_erasure_secret_without_a_lease_row_is_removed_after_the_grace_period
         assert vault.purge()["erased"] == 0  # maybe a concurrent create: wait
         clock.now += 601
         assert vault.purge()["erased"] == 1 and vault.keys.lease_ids() == set()
+
+
+def test_reserved_secrets_are_durable_before_use_and_never_outlive_the_vault(tmp_path: Path) -> None:
+    clock = Clock()
+    with open_vault(tmp_path, clock) as vault:
+        first = new_lease(vault)
+        pooled = vault.pooled_ids
+        assert pooled and first.lease_id not in pooled and vault.keys.lease_ids() == pooled | {first.lease_id}
+        second = new_lease(vault)
+        assert second.lease_id in pooled  # taken from the reservation: no key-store commit of its own
+        clock.now += 301
+        vault.purge()  # a stale reservation is destroyed by its owner, before anyone could call it an orphan
+        assert vault.pooled_ids == frozenset() and vault.keys.lease_ids() == {first.lease_id, second.lease_id}
+        third = new_lease(vault, remote_deadline_at=clock.now + 600, cut=cut_binding(cut_expires_at=clock.now + 3600))
+    with open_vault(tmp_path, clock) as reopened:  # closing destroyed the unused reservation
+        assert reopened.keys.lease_ids() == {first.lease_id, second.lease_id, third.lease_id}

@@ -10,6 +10,7 @@ the vault database, impossible to unwrap.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from pathlib import Path
 
@@ -29,12 +30,48 @@ _SCHEMA = (
 )
 
 
+POOL_SIZE = 16  # lease ids whose erasure secrets are made durable in one key-store commit
+POOL_MAX_AGE = 300  # a reserved id older than this is destroyed, well before others may call it an orphan
+
+
 class KeyStore:
     """KEKs by epoch and per-lease erasure secrets. Use :meth:`open`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
+        self._pool: list[tuple[str, int, int]] = []  # (lease id, key epoch, reserved at), secret durable
+
+    @property
+    def pooled_ids(self) -> frozenset[str]:
+        return frozenset(lease_id for lease_id, _, _ in self._pool)
+
+    def take(self, epoch: int, now: int) -> tuple[str, bytes]:
+        """A fresh lease id whose erasure secret is already durable (reserved POOL_SIZE at a time)."""
+        self.drop_stale(epoch, now)
+        while True:
+            if not self._pool:
+                ids = ["lease_" + secrets.token_hex(16) for _ in range(POOL_SIZE)]
+                self.add_secrets(ids, epoch, now=now)
+                self._pool = [(lease_id, epoch, now) for lease_id in ids]
+            lease_id, _, _ = self._pool.pop(0)
+            secret = self.secret(lease_id)
+            if secret is not None:  # another process may have purged it as an orphan: take the next
+                return lease_id, secret
+
+    def drop_stale(self, epoch: int, now: int) -> None:
+        """Destroy reservations of another epoch or older than POOL_MAX_AGE."""
+        fresh = [entry for entry in self._pool if entry[1] == epoch and now - entry[2] < POOL_MAX_AGE]
+        stale = [entry[0] for entry in self._pool if entry not in fresh]
+        self._pool = fresh
+        if stale:
+            self.destroy(stale)
+
+    def release_pool(self) -> None:
+        """Destroy every unused reservation (on close)."""
+        if self._conn is not None and self._pool:
+            self.destroy([lease_id for lease_id, _, _ in self._pool])
+        self._pool = []
 
     @classmethod
     def open(cls, path: str | Path, *, now: int, busy_timeout_ms: int = 30_000) -> KeyStore:
@@ -87,10 +124,16 @@ class KeyStore:
 
     def add_secret(self, lease_id: str, epoch: int, *, now: int) -> bytes:
         """A fresh erasure secret for ``lease_id``, durable before the lease is written."""
-        secret = os.urandom(KEY_BYTES)
-        with immediate(self._connection, self.path, "store an erasure secret") as conn:
-            conn.execute("INSERT INTO lease_secrets VALUES (?, ?, ?, ?)", (lease_id, epoch, secret, now))
+        self.add_secrets([lease_id], epoch, now=now)
+        secret = self.secret(lease_id)
+        assert secret is not None
         return secret
+
+    def add_secrets(self, lease_ids: list[str], epoch: int, *, now: int) -> None:
+        """Fresh erasure secrets for several future leases in one durable commit."""
+        rows = [(lease_id, epoch, os.urandom(KEY_BYTES), now) for lease_id in lease_ids]
+        with immediate(self._connection, self.path, "store erasure secrets") as conn:
+            conn.executemany("INSERT INTO lease_secrets VALUES (?, ?, ?, ?)", rows)
 
     def older_than(self, lease_ids: list[str], cutoff: int) -> list[str]:
         """Those of ``lease_ids`` whose secret was stored before ``cutoff``."""

@@ -119,6 +119,8 @@ class Vault:
         return self._conn
 
     def close(self) -> None:
+        with contextlib.suppress(VaultStoreError):
+            self.keys.release_pool()
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # stale wrapped-DEK frames leave the WAL
@@ -173,9 +175,34 @@ class Vault:
         self.hardening.require()
         now = self.clock()
         expires_at = self._durable_expiry(request, now)
-        size = map_size(values)
-        lease_id = "lease_" + secrets.token_hex(16)
+        map_size(values)  # refuse an oversized map before reserving anything
         epoch = self.keys.current_epoch()
+        lease_id, secret = self.keys.take(epoch, now)
+        try:
+            lease, candidate = self._seal_and_insert(request, values, build_candidate, lease_id, secret, epoch, now)
+        except BaseException:
+            self.keys.destroy([lease_id])  # nothing of a refused lease survives, not even its secret
+            raise
+        return LeaseGrant(
+            lease_id=lease_id,
+            namespace=lease.namespace,
+            candidate=candidate,
+            candidate_digest=lease.candidate_digest,
+            expires_at=expires_at,
+        )
+
+    def _seal_and_insert(
+        self,
+        request: LeaseRequest,
+        values: Sequence[SensitiveValue],
+        build_candidate: Callable[[tuple[str, ...]], str],
+        lease_id: str,
+        secret: bytes,
+        epoch: int,
+        now: int,
+    ) -> tuple[PseudonymMapLease, str]:
+        """Mint tokens, build the candidate, seal map and DEK, and insert the row (one transaction)."""
+        size = map_size(values)
         kek = self.keys.kek(epoch)
         namespace_key = derive_key(kek, b"", b"lychd-vault/namespace@1")
         mac = hmac.new(namespace_key, lease_id.encode() + secrets.token_bytes(16), hashlib.sha256).digest()
@@ -193,33 +220,27 @@ class Vault:
                 candidate_digest=text_digest(candidate),
                 key_epoch=epoch,
                 created_at=now,
-                expires_at=expires_at,
+                expires_at=request.remote_deadline_at + request.return_window,
             )
             map_nonce, wrap_nonce = self._nonce(), self._nonce()
             with LockedBuffer(size) as plain:
                 pack_map(plain.view, values, disclosed)
                 map_ciphertext = seal(dek.view, map_nonce, plain.view, seal_aad("map", lease))
-            secret = self.keys.add_secret(lease_id, epoch, now=now)
             wrapped = seal(unwrap_key(kek, secret, lease_id), wrap_nonce, dek.view, seal_aad("dek", lease))
         row = LeaseRow(lease, LeaseState.ACTIVE, None, now, wrap_nonce, wrapped, map_nonce, map_ciphertext)
-        try:
-            with immediate(self._connection, self.path, "create a lease") as conn:
-                for nonce in (map_nonce, wrap_nonce):
-                    try:
-                        conn.execute("INSERT INTO nonces VALUES (?)", (nonce,))
-                    except sqlite3.IntegrityError:
-                        raise NonceReuseError("a nonce repeated; the lease was not created") from None
-                row.insert(conn, mac_key(kek))
-        except BaseException:
-            self.keys.destroy([lease_id])
-            raise
-        return LeaseGrant(
-            lease_id=lease_id,
-            namespace=namespace,
-            candidate=candidate,
-            candidate_digest=lease.candidate_digest,
-            expires_at=expires_at,
-        )
+        with immediate(self._connection, self.path, "create a lease") as conn:
+            for nonce in (map_nonce, wrap_nonce):
+                try:
+                    conn.execute("INSERT INTO nonces VALUES (?)", (nonce,))
+                except sqlite3.IntegrityError:
+                    raise NonceReuseError("a nonce repeated; the lease was not created") from None
+            row.insert(conn, mac_key(kek))
+        return lease, candidate
+
+    @property
+    def pooled_ids(self) -> frozenset[str]:
+        """Lease ids reserved by this vault whose erasure secrets exist but are not used yet."""
+        return self.keys.pooled_ids
 
     def _durable_expiry(self, request: LeaseRequest, now: int) -> int:
         needed = request.remote_deadline_at + request.return_window
@@ -325,7 +346,8 @@ class Vault:
 
     def finish_erasures(self) -> int:
         """Destroy erasure secrets of terminal leases, and orphans older than the grace period."""
-        live = self.keys.lease_ids()
+        self.keys.drop_stale(self.keys.current_epoch(), self.clock())
+        live = self.keys.lease_ids() - self.pooled_ids
         if not live:
             return 0
         with sqlite_errors(self.path, "list leases"):
