@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
-from lychd_core.mediatypes import normalize_media_type
+from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
+from lychd_core.privacy.settings import EgressConfig, LabelRule
 from lychd_core.registry import RegisteredPlugin, Registry
 
 SCHEMA_VERSION = 1
@@ -103,6 +104,37 @@ class ProjectionConfig(StrictModel):
         return rules
 
 
+class MediaTypeEntry(StrictModel):
+    """A declared media type written as a table, to say it overrides the core's mapping."""
+
+    media_type: str = Field(min_length=1, description="Normalized media type.", examples=["text/x-toy"])
+    override: bool = Field(
+        default=False, strict=True, description="Required when the core maps this key differently.", examples=[True]
+    )
+
+
+def _check_media_types(entries: dict[str, str | MediaTypeEntry]) -> dict[str, str | MediaTypeEntry]:
+    for key, entry in entries.items():
+        media_type, override = (entry, False) if isinstance(entry, str) else (entry.media_type, entry.override)
+        try:
+            kind = file_key_kind(key)
+            normal = normalize_media_type(media_type)
+        except MediaTypeError as exc:
+            raise ValueError(f"{key!r}: {exc}") from exc
+        if normal != media_type:
+            raise ValueError(f"{key!r}: media type {media_type!r} is not normalized; write {normal!r}")
+        core = (EXTENSIONS if kind == "extension" else FILE_NAMES).get(key)
+        if core is not None and core != media_type and not override:
+            raise ValueError(
+                f"{key!r}: the core maps it to {core!r}; to map it to {media_type!r} instead write "
+                f'{{ media_type = "{media_type}", override = true }}'
+            )
+        if override and (core is None or core == media_type):
+            said = "does not map it" if core is None else f"maps it to {core!r} already"
+            raise ValueError(f"{key!r}: override = true, but the core {said}; drop override")
+    return entries
+
+
 class AssemblyConfig(StrictModel):
     """Defaults for assembling a context when the caller does not say."""
 
@@ -117,6 +149,31 @@ class AssemblyConfig(StrictModel):
     )
     protocol_overhead: int = Field(
         default=0, ge=0, strict=True, description="Tokens reserved for provider protocol framing.", examples=[64]
+    )
+
+
+class CompressionConfig(StrictModel):
+    """When compression runs and which compressors run: declared, never hidden."""
+
+    compressors: list[PluginPin] = Field(
+        default_factory=list,
+        description="Pinned compressors, run in this order before selection.",
+        examples=[[{"name": "compress.tool-output-elision", "revision": 1}]],
+    )
+    placement: Literal["never", "over-budget"] = Field(
+        default="never",
+        description="'never', or 'over-budget': only when optional material would otherwise be omitted.",
+        examples=["over-budget"],
+    )
+    max_chars: int = Field(
+        default=4_000, gt=0, strict=True, description="Largest content of one derived node.", examples=[4_000]
+    )
+    scan_groups: int = Field(
+        default=20,
+        ge=0,
+        strict=True,
+        description="Settled groups beyond the turn window offered to compressors as sources.",
+        examples=[20],
     )
 
 
@@ -169,17 +226,40 @@ class LychdConfig(StrictModel):
     projection: ProjectionConfig = Field(
         default_factory=ProjectionConfig, description="Projection rules by media type.", examples=[{}]
     )
+    media_types: dict[str, str | MediaTypeEntry] = Field(
+        default_factory=dict,
+        description="Exact file names and extensions -> media type; decides before profiles' declarations and "
+        "the core's tables. Departing from a core mapping needs override = true.",
+        examples=[{".toy": "text/x-toy", ".h": {"media_type": "text/x-c++", "override": True}}],
+    )
     role_policy: PluginPin = Field(
         description="The role policy plugin.", examples=[{"name": "roles.standard", "revision": 1}]
     )
     privacy_profile: PluginPin | None = Field(
         default=None, description="The privacy profile plugin, if any.", examples=[None]
     )
-    compressors: list[PluginPin] = Field(
-        default_factory=list, description="Compressor plugins a caller may request.", examples=[[]]
+    compression: CompressionConfig = Field(
+        default_factory=CompressionConfig, description="Compression before selection.", examples=[{}]
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+    labels: list[LabelRule] = Field(
+        default_factory=list,
+        description="Ordered label rules (path glob -> label); first match wins; unmatched material stays "
+        "restricted with unknown lineage.",
+        examples=[[{"path": "src/**", "privacy_class": "internal"}]],
+    )
+    egress: EgressConfig = Field(
+        default_factory=EgressConfig,
+        description="Egress targets checked before every model call.",
+        examples=[{"default_target": "local"}],
+    )
+
+    _media_types_checked = field_validator("media_types")(_check_media_types)
+
+    def declared_media_types(self) -> dict[str, str]:
+        """``[media_types]`` as key -> media type."""
+        return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:
@@ -224,6 +304,8 @@ def load_config(path: str | Path) -> LychdConfig:
 def _drop_empty(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _drop_empty(v) for k, v in value.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_drop_empty(item) for item in value]
     return value
 
 
@@ -232,24 +314,38 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
+# This repository's own material is public source; edit these rules for yours.
+DEFAULT_LABELS: list[dict[str, Any]] = [
+    {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
+    for path, category in (
+        ("lychd_core/**", "source-code"),
+        ("plugins/**", "source-code"),
+        ("tests/**", "source-code"),
+        ("benchmarks/**", "source-code"),
+        ("docs/**", "documentation"),
+        ("profiles/**", "configuration"),
+        ("README.md", "documentation"),
+    )
+]
+DEFAULT_EGRESS: dict[str, Any] = {
+    "default_target": "local",
+    "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
+}
+STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+
+
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
-    verbatim = {"profile": "verbatim", "revision": 1}
-    text_types = [
-        "application/json",
-        "application/toml",
-        "application/yaml",
-        "text/markdown",
-        "text/plain",
-        "text/x-rst",
-    ]
-    rules: dict[str, Any] = {media_type: verbatim for media_type in text_types}
-    rules["text/x-python"] = {"profile": "structure.python", "revision": 1}
+    # Every text kind the core knows: its first-party structure profile, else verbatim.
+    rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
+    rules.update({kind: {"profile": name, "revision": 1} for kind, name in STRUCTURE_PROFILES.items()})
     return parse_config(
         {
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "labels": DEFAULT_LABELS,
+            "egress": DEFAULT_EGRESS,
         },
         "<default>",
     )
@@ -320,8 +416,14 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
     if config.privacy_profile is not None:
         pin = config.privacy_profile
         attempt("privacy_profile", PluginFamily.PRIVACY_PROFILE, pin.name, pin.revision, pin.options)
-    for index, pin in enumerate(config.compressors):
-        attempt(f"compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    for index, pin in enumerate(config.compression.compressors):
+        attempt(f"compression.compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    from lychd_core.projection.declared import media_table  # projection imports this module
+
+    try:
+        media_table(config, registry)
+    except ConfigError as exc:
+        problems.extend(f"media_types: {problem}" for problem in exc.problems)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)

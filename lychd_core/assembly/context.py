@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from lychd_core.blocks import Block, Layer
 from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy.egress import label_sources
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
+    """The label of every selected node; ``label`` is their join."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -107,6 +111,8 @@ class AssembledContext:
             },
             "layer_chars": dict(sorted(self.layer_chars.items())),
             "label": self.label.to_json(),
+            "node_labels": {node_id: label.to_json() for node_id, label in self.node_labels.items()},
+            "label_sources": label_sources(self.node_labels),
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,

@@ -31,6 +31,7 @@ from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
+from lychd_core.privacy.gate import EgressGate
 from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
@@ -57,6 +58,7 @@ class ContextOrchestrator:
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
         self.environments = EnvironmentSnapshots()
+        self.gate = EgressGate(config.egress)
 
     # --- run cache -----------------------------------------------------------------
 
@@ -143,8 +145,13 @@ class ContextOrchestrator:
         history_label: PrivatizationLabel | None = None,
         continuation_label: PrivatizationLabel | None = None,
         query_label: PrivatizationLabel | None = None,
+        target: str | None = None,
     ) -> AssembledContext:
-        """Assemble one model call's context, or refuse with a typed error before inference."""
+        """Assemble one model call's context, or refuse with a typed error before inference.
+
+        With ``target``, the context must also pass the egress gate for that configured
+        target (``EgressRefused`` names the offending nodes and their labels).
+        """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
         if not query:
@@ -190,12 +197,8 @@ class ContextOrchestrator:
         kept_memory = [m for m in memory if m.node_id in selected]
         kept_groups = [g for g in history_groups if history_node_id(g) in selected]
         kept_history = tuple(text for g in reversed(kept_groups) for text in g.texts)
-        unlabelled = PrivatizationLabel.restricted_unknown()
-        labels = [b.label for b in kept_floor] + [unlabelled for _ in kept_memory] + [query_label or unlabelled]
-        if kept_history:
-            labels.append(history_label or unlabelled)
-        if continuation_json:
-            labels.append(continuation_label or unlabelled)
+        given = (history_label, continuation_label, query_label)
+        node_labels = self._node_labels(kept_floor, kept_memory, kept_groups, bool(continuation_json), *given)
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
@@ -211,7 +214,8 @@ class ContextOrchestrator:
             floor=kept_floor,
             prefix_digest=prefix_digest(kept_floor),
             query=query,
-            label=join_labels(labels),
+            label=join_labels(node_labels.values()),
+            node_labels=node_labels,
             bounds=bounds,
             required_chars=required_chars,
             used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
@@ -223,8 +227,30 @@ class ContextOrchestrator:
             _history=kept_history,
             _continuation=continuation_json,
         )
+        if target is not None:
+            self.gate.check(assembled, target)  # refuse before inference, before anything is retained
         self._retain(assembled, session_id, grant, floor)
         return assembled
+
+    @staticmethod
+    def _node_labels(
+        floor: Sequence[Block],
+        memory: Sequence[MemoryEvidence],
+        groups: Sequence[MessageGroup],
+        continuation: bool,
+        history_label: PrivatizationLabel | None,
+        continuation_label: PrivatizationLabel | None,
+        query_label: PrivatizationLabel | None,
+    ) -> dict[str, PrivatizationLabel]:
+        """The label of every selected node; unlabelled inputs are restricted with unknown lineage."""
+        unlabelled = PrivatizationLabel.restricted_unknown()
+        labels = {floor_node_id(block): block.label for block in floor}
+        labels.update((evidence.node_id, evidence.label) for evidence in memory)
+        labels.update((history_node_id(group), history_label or unlabelled) for group in groups)
+        if continuation:
+            labels["continuation"] = continuation_label or unlabelled
+        labels["query"] = query_label or unlabelled
+        return labels
 
     def _floor(
         self,

@@ -17,6 +17,7 @@ from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import MaterialError
 from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialNotFoundError, MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    items = [_item(c, args.show) for c in contributions]
+    items = [_item(c, args.show, projector.media_table) for c in contributions]
     items.extend({"path": path, "status": "unavailable", "reason": reason} for path, reason in refused.items())
     items.extend(
         {"path": path, "status": "unavailable", "reason": f"unreadable directory: {why}"} for path, why in unreadable
@@ -117,12 +118,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _item(contribution: Contribution, show: bool) -> dict[str, Any]:
+def media_source(contribution: Contribution, table: MediaTable) -> dict[str, Any]:
+    """Which source decided the media type, and for a declared one, who declared it."""
+    media = contribution.media
+    if media is None:
+        return {"media_source": None}
+    found = table.lookup(contribution.ref.path or "") if media.source.startswith(("config-", "profile-")) else None
+    return {"media_source": media.source, "media_declared_by": None if found is None else found[0].declared_by}
+
+
+def _item(contribution: Contribution, show: bool, projector_table: MediaTable) -> dict[str, Any]:
     block = contribution.block
     item: dict[str, Any] = {
         "path": contribution.ref.source,
         "status": "unavailable" if block is None else ("cached" if contribution.cached else "projected"),
         "media_type": contribution.media_type,
+        **media_source(contribution, projector_table),
         "profile": contribution.profile_pin,
         "reason": contribution.unavailable,
     }

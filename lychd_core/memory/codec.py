@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.errors import MemoryRecordError
+from lychd_core.labels import PrivatizationLabel, label_from_json
 from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.memory.records import Feedback, MemoryRecord, adopt_digest
 from lychd_core.memory.scope import MemoryScope
@@ -34,6 +35,7 @@ OPTIONAL_KEYS = frozenset(
         "state",
         "quarantined_at",
         "superseded_by",
+        "label",
     }
 )
 
@@ -54,6 +56,15 @@ def _feedback(where: str, value: object) -> Feedback:
     if not isinstance(value, Mapping) or set(value) - {"positive", "negative"}:
         raise MemoryRecordError(f'{where} must be {{"positive": N, "negative": N}}, got {value!r}')
     return Feedback(positive=value.get("positive", 0), negative=value.get("negative", 0))
+
+
+def _label(where: str, value: object) -> PrivatizationLabel | None:
+    if value is None:
+        return None
+    try:
+        return label_from_json(value)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise MemoryRecordError(f"{where}: {str(exc).splitlines()[0]}") from None
 
 
 def record_from_json(data: object, where: str = "record") -> MemoryRecord:
@@ -93,6 +104,7 @@ def record_from_json(data: object, where: str = "record") -> MemoryRecord:
         "state": data.get("state", "active"),
         "quarantined_at": data.get("quarantined_at"),
         "superseded_by": data.get("superseded_by"),
+        "label": _label(f"{name}.label", data.get("label")),
     }
     try:
         return MemoryRecord(**fields)

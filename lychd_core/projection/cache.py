@@ -130,8 +130,8 @@ def decode_entry(key: CacheKey, payload: str, facts: str, entry_digest: str) -> 
     return outcome, facts.encode("utf-8")
 
 
-def _media_detector() -> str:
-    """Identity of the media-type detector: the core's tables and libmagic's version."""
+def _media_detector(declared: str = "") -> str:
+    """Identity of the media-type detector: the core's tables, the declared ones and libmagic's version."""
     import magic
 
     from lychd_core import mediatypes
@@ -145,6 +145,7 @@ def _media_detector() -> str:
         "textual": sorted(mediatypes.TEXT_APPLICATION_TYPES),
         "sniff": media.SNIFF_BYTES,
         "libmagic": str(getattr(magic, "version", lambda: "?")()),
+        "declared": declared,
     }
     return sha256_digest(_json(tables).encode("utf-8"))
 
@@ -157,7 +158,7 @@ class ProjectionCache:
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._pid = 0
-        self._detector_id: str | None = None
+        self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
 
     def __repr__(self) -> str:
@@ -274,9 +275,9 @@ class ProjectionCache:
                 return None  # unreadable is a miss; the write that follows repairs or reports
         return row
 
-    def media(self, source_digest: str, file_name: str, pinned: str | None) -> MediaDecision | None:
-        """A remembered media-type decision for these bytes, name and pin (verified like entries)."""
-        parameters: list[object] = [source_digest, file_name, pinned or "", self._detector()]
+    def media(self, source_digest: str, file_name: str, pinned: str | None, declared: str = "") -> MediaDecision | None:
+        """A remembered decision for these bytes, name, pin and declared tables (verified like entries)."""
+        parameters: list[object] = [source_digest, file_name, pinned or "", self._detector(declared)]
         row = self._fetch(
             "SELECT decision, entry_digest FROM media_decisions WHERE source_digest = ? AND file_name = ? "
             "AND pinned = ? AND detector = ?",
@@ -290,11 +291,11 @@ class ProjectionCache:
         except (ValueError, TypeError, KeyError):
             return None
 
-    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]]) -> None:
+    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
         rows: list[tuple[Any, ...]] = []
         for source_digest, file_name, pinned, decision in decisions:
-            parameters = [source_digest, file_name, pinned or "", self._detector()]
+            parameters = [source_digest, file_name, pinned or "", self._detector(declared)]
             fields = {
                 "media_type": decision.media_type,
                 "source": decision.source,
@@ -305,10 +306,10 @@ class ProjectionCache:
             rows.append((*parameters, text, _entry_digest(*parameters, text)))
         self._write_rows("INSERT OR REPLACE INTO media_decisions VALUES (?, ?, ?, ?, ?, ?)", rows)
 
-    def _detector(self) -> str:
-        if self._detector_id is None:
-            self._detector_id = _media_detector()
-        return self._detector_id
+    def _detector(self, declared: str = "") -> str:
+        if declared not in self._detector_ids:
+            self._detector_ids[declared] = _media_detector(declared)
+        return self._detector_ids[declared]
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""

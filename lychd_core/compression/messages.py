@@ -1,0 +1,30 @@
+"""History node content as messages and back: compact JSON objects, concatenated."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from lychd_core.errors import HistoryError
+from lychd_core.history import Message, check_message, check_tool_pairing, compact_json
+
+_DECODER = json.JSONDecoder()
+
+
+def split_messages(content: str, where: str = "history node") -> list[Message]:
+    """The messages whose compact JSON, concatenated, is ``content``; ``HistoryError`` if it is not."""
+    messages: list[Message] = []
+    position = 0
+    while position < len(content):
+        try:
+            value, position = _DECODER.raw_decode(content, position)
+        except json.JSONDecodeError as exc:
+            raise HistoryError(f"{where} is not concatenated JSON messages: {exc.msg} at {exc.pos}") from None
+        messages.append(check_message(value, f"{where}[{len(messages)}]"))
+    check_tool_pairing(messages, where)
+    return messages
+
+
+def join_messages(messages: Sequence[Message]) -> str:
+    """Compact JSON of each message, concatenated: the content of a history node."""
+    return "".join(compact_json(message) for message in messages)
