@@ -43,6 +43,8 @@ with open_vault(Path(sys.argv[1])) as vault:
     if vault.hardening.reversible_allowed:
         with LockedBuffer(64 * 1024):
             out["locked_kib"] = int(status()["VmLck"])
+from tests.support.cuts import prepare, report_projection
+out["irreversible_cut"] = prepare(report_projection()).verification.verdict  # needs no vault
 out["tracer"] = status()["TracerPid"]
 out["core"] = [l.split()[4:6] for l in open("/proc/self/limits") if l.startswith("Max core file size")][0]
 out["dumpable"] = ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)
@@ -91,6 +93,7 @@ def test_when_mlock_cannot_be_proven_reversible_cuts_are_disabled_with_the_reaso
     assert not report["reversible_allowed"]
     assert "locked_buffers: mlock" in report["reason"] and "lease" not in out
     assert "reversible cuts are disabled" in out["refused"] and "irreversible cut" in out["refused"]
+    assert out["irreversible_cut"] == "pass"  # irreversible cuts still work in the same process
     assert out["core"] == ["0", "0"] and out["dumpable"] == 0  # the other settings still applied
 
 

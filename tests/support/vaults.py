@@ -61,8 +61,8 @@ def cut_binding(**changes: Any) -> CutBinding:
         "cut_expires_at": T0 + 3600,
         "source_expires_at": T0 + 7200,
         "source_label": SOURCE_LABEL,
-        "verifier_revision": 1,
-        "policy_revision": 1,
+        "verifier": "lychd-core-verifier@1",
+        "policy_digest": json_digest("policy-1"),
     }
     values.update(changes)
     return CutBinding(**values)

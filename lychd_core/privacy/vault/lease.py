@@ -15,6 +15,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from lychd_core.digests import check_digest, json_digest
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy.seal import PrivacyCut
+from lychd_core.privacy.vault.errors import LeaseStateError
+from lychd_core.privacy.verify import CutVerification
 
 LEASE_SCHEMA = "PseudonymMapLease@1"
 DigestStr = Annotated[str, AfterValidator(check_digest)]
@@ -53,8 +56,36 @@ class CutBinding(_Frozen):
     cut_expires_at: int = Field(ge=0, strict=True, description="When the cut expires (unix seconds).")
     source_expires_at: int | None = Field(default=None, ge=0, description="Earliest source expiry, if any.")
     source_label: PrivatizationLabel = Field(description="Label of the source; restored on rehydration.")
-    verifier_revision: int = Field(ge=0, strict=True, description="Revision of the cut verifier.")
-    policy_revision: int = Field(ge=0, strict=True, description="Revision of the privacy policy.")
+    verifier: Name = Field(description="The verifier that passed the cut, name@revision.")
+    policy_digest: DigestStr = Field(description="Digest of the cut policy (profile@revision, options, grammar).")
+
+    @classmethod
+    def from_cut(
+        cls,
+        cut: PrivacyCut,
+        verification: CutVerification,
+        source_label: PrivatizationLabel,
+        *,
+        source_expires_at: int | None = None,
+    ) -> CutBinding:
+        """Bind a lease to a sealed reversible cut; an irreversible cut promises no rehydration."""
+        if not cut.reversible:
+            raise LeaseStateError(f"cut {cut.event_id} is irreversible: it has no reversal map and no lease")
+        if verification.verdict != "pass" or verification.digest != cut.verification_digest:
+            raise LeaseStateError(f"the verification given is not the passing one cut {cut.event_id} was sealed with")
+        return cls(
+            cut_id=cut.cut_id,
+            cut_digest=json_digest(cut.to_json()),
+            plan_digest=cut.plan_digest,
+            source_digest=cut.source_digest,
+            target=cut.plan.target,
+            purpose=cut.plan.purpose,
+            cut_expires_at=cut.expires_at,
+            source_expires_at=source_expires_at,
+            source_label=source_label,
+            verifier=verification.verifier,
+            policy_digest=cut.policy_digest,
+        )
 
 
 class SensitiveValue(_Frozen):

@@ -105,8 +105,8 @@ class RehydrationReceipt(BaseModel):
     quarantined_return_digest: DigestStr
     final_digest: DigestStr
     substitutions: dict[str, int] = Field(description="Restored values per category.")
-    verifier_revision: int
-    policy_revision: int
+    verifier: Name = Field(description="The cut verifier, name@revision.")
+    policy_digest: DigestStr = Field(description="Digest of the cut policy (profile@revision, options, grammar).")
     output_schema_digest: DigestStr
     restored_label_digest: DigestStr
     rehydrated_at: int
