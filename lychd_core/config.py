@@ -344,6 +344,12 @@ def default_config() -> LychdConfig:
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "compression": {
+                "compressors": [
+                    {"name": f"compress.{name}", "revision": 1}
+                    for name in ("tool-output-elision", "verbatim-to-structure", "history-prefix-digest")
+                ]
+            },
             "labels": DEFAULT_LABELS,
             "egress": DEFAULT_EGRESS,
         },

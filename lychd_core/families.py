@@ -177,6 +177,9 @@ class CompactionProposal:
     invariants: tuple[str, ...] = ()
     """What the derivation keeps true (for example ``tool call/return pairs intact``)."""
     omissions: tuple[Omission, ...] = ()
+    context_class: ContextClass | None = None
+    """``None`` keeps the sources' class (an elided group is still a group); ``compaction``
+    marks a summary that stands for several sources. No other class is accepted."""
 
     @property
     def source_ids(self) -> tuple[str, ...]:

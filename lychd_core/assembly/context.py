@@ -53,6 +53,10 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    compression: dict[str, Any] | None = None
+    """What compression did: placement, whether it ran and why, each compaction's receipt."""
+    execution: dict[str, Any] | None = None
+    """The Execution Projection that replaced settled history, item by item, if any."""
     node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
     """The label of every selected node; ``label`` is their join."""
     _history: tuple[str, ...] = ()
@@ -116,4 +120,6 @@ class AssembledContext:
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
+            "compression": self.compression,
+            "execution": self.execution,
         }

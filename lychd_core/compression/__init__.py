@@ -24,7 +24,7 @@ from lychd_core.compression.errors import (
 from lychd_core.compression.protection import PROTECTED_CLASSES, protection
 from lychd_core.compression.receipts import CompactionReceipt
 from lychd_core.compression.replacement import replace
-from lychd_core.compression.validation import ValidatedCompaction, validate_proposal
+from lychd_core.compression.validation import ValidatedCompaction, validate_proposal, validate_proposals
 
 __all__ = [
     "PROTECTED_CLASSES",
@@ -54,4 +54,5 @@ __all__ = [
     "protection",
     "replace",
     "validate_proposal",
+    "validate_proposals",
 ]

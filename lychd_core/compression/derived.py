@@ -33,8 +33,11 @@ def derived_visibility(sources: Iterable[ContextNode]) -> frozenset[str] | None:
 
 def derived_label(source_ids: Iterable[str], labels: Mapping[str, PrivatizationLabel]) -> PrivatizationLabel:
     """Join of the sources' labels; a source without one counts as restricted, lineage unknown."""
+    found = [labels.get(node_id) for node_id in source_ids]
+    if len(found) == 1 and found[0] is not None:
+        return found[0]  # the join of one label is itself (labels are immutable)
     unknown = PrivatizationLabel.restricted_unknown()
-    return join_labels([labels.get(node_id, unknown) for node_id in source_ids])
+    return join_labels([label or unknown for label in found])
 
 
 def derived_node(
@@ -53,7 +56,7 @@ def derived_node(
         provenance=Provenance.DERIVED_COMPACTION,
         authority=Authority.NON_AUTHORITATIVE,
         trust=derived_trust(sources, policy.preserves_trust),
-        context_class=sources[0].context_class,
+        context_class=proposal.context_class or sources[0].context_class,
         requirement=max(node.requirement for node in sources),
         token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
         priority=max(node.priority for node in sources),

@@ -11,8 +11,12 @@ from lychd_core.history import Message, check_message, check_tool_pairing, compa
 _DECODER = json.JSONDecoder()
 
 
-def split_messages(content: str, where: str = "history node") -> list[Message]:
-    """The messages whose compact JSON, concatenated, is ``content``; ``HistoryError`` if it is not."""
+def split_messages(content: str, where: str = "history node", *, check: bool = True) -> list[Message]:
+    """The messages whose compact JSON, concatenated, is ``content``; ``HistoryError`` if it is not.
+
+    ``check=False`` skips the message and tool-pairing checks, for content the core built
+    and will check again on the way out (a compressor reading a history node).
+    """
     messages: list[Message] = []
     position = 0
     while position < len(content):
@@ -20,8 +24,14 @@ def split_messages(content: str, where: str = "history node") -> list[Message]:
             value, position = _DECODER.raw_decode(content, position)
         except json.JSONDecodeError as exc:
             raise HistoryError(f"{where} is not concatenated JSON messages: {exc.msg} at {exc.pos}") from None
+        if not check:
+            if not isinstance(value, dict):
+                raise HistoryError(f"{where}[{len(messages)}] is not a JSON object")
+            messages.append(value)
+            continue
         messages.append(check_message(value, f"{where}[{len(messages)}]"))
-    check_tool_pairing(messages, where)
+    if check:
+        check_tool_pairing(messages, where)
     return messages
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from lychd_core.compression.errors import CompressorFailedError
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
-from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction, validate_proposal
+from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction, validate_proposals
 from lychd_core.digests import json_digest
 from lychd_core.errors import LychdError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
@@ -122,19 +122,16 @@ def compress_graph(
         proposals = call_compressor(pin, request)
         if not proposals:
             continue
-        validated = [
-            validate_proposal(
-                proposal,
-                graph,
-                plan,
-                pin.policy,
-                max_chars=max_chars,
-                chars_per_token=chars_per_token,
-                labels=labels,
-                stable_floor=stable_floor,
-            )
-            for proposal in proposals
-        ]
+        validated = validate_proposals(
+            proposals,
+            graph,
+            plan,
+            pin.policy,
+            max_chars=max_chars,
+            chars_per_token=chars_per_token,
+            labels=labels,
+            stable_floor=stable_floor,
+        )
         graph = replace(graph, validated)
         plan = select(graph, plan.profile, plan.budget, plan.bounds)
         done += validated

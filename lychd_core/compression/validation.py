@@ -7,8 +7,10 @@ proposal, not with the graph.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from lychd_core.compression.derived import derived_node
 from lychd_core.compression.errors import (
@@ -35,7 +37,16 @@ from lychd_core.digests import json_digest
 from lychd_core.errors import GraphError
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, SelectionPlan, visible
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.vocabulary import ContextClass
+
+
+@lru_cache(maxsize=1024)
+def label_digest(label: PrivatizationLabel) -> str:
+    """Digest of a label's canonical form (labels are immutable; many compactions share one)."""
+    return json_digest(label.to_json())
+
 
 ROOM_REASONS = frozenset(
     {
@@ -57,6 +68,7 @@ class ValidatedCompaction:
     node: ContextNode
     label: PrivatizationLabel
     receipt: CompactionReceipt
+    source_class: ContextClass
 
     @property
     def replaced(self) -> tuple[str, ...]:
@@ -110,6 +122,13 @@ def validate_proposal(
         raise MixedClassesError(
             f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
         )
+    declared = proposal.context_class
+    if declared is not None and declared.value not in (classes[0], ContextClass.COMPACTION.value):
+        raise MixedClassesError(
+            f"{output!r} declares class {declared!s}; a derived node keeps its sources' class "
+            f"({classes[0]}) or is a compaction",
+            output_id=output,
+        )
     if len(proposal.content) > max_chars:
         raise ContentBoundError(
             f"{output!r} has {len(proposal.content)} characters; the compressor was given {max_chars}",
@@ -143,11 +162,11 @@ def validate_proposal(
         output_tokens=node.token_estimate,
         output_chars=node.chars,
         trust=node.trust,
-        label_digest=json_digest(label.to_json()),
+        label_digest=label_digest(label),
         invariants=proposal.invariants,
         omissions=proposal.omissions,
     )
-    return ValidatedCompaction(proposal, node, label, receipt)
+    return ValidatedCompaction(proposal, node, label, receipt, next(iter(nodes.values())).context_class)
 
 
 def _check_shape(proposal: object) -> str:
@@ -250,3 +269,19 @@ def _check_admission(
                 output_id=output,
                 node_id=node_id,
             )
+
+
+def validate_proposals(
+    proposals: Iterable[CompactionProposal],
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    policy: CompactionPolicy,
+    **checks: Any,
+) -> list[ValidatedCompaction]:
+    """:func:`validate_proposal` for each proposal, in order; the first failure raises.
+
+    The cyclic collector is paused meanwhile: compactions are acyclic, and a full
+    collection re-walking a big graph per batch would make validation superlinear.
+    """
+    with cyclic_gc_paused():
+        return [validate_proposal(proposal, graph, plan, policy, **checks) for proposal in proposals]

@@ -110,6 +110,7 @@ def _fit(
                     [source for source, _ in lines],
                     ("tool names and group digests exact", "oldest first"),
                     tuple(omissions),
+                    ContextClass.COMPACTION,  # a summary of several groups, not a group of its own
                 ),
             )
         lines = lines[1:]  # list the newest dropped groups that fit; the rest are declared

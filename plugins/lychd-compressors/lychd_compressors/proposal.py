@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from lychd_core.blocks import Omission
 from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource, SourceRange
+from lychd_core.vocabulary import ContextClass
 
 
 def whole_sources_proposal(
@@ -15,6 +16,7 @@ def whole_sources_proposal(
     sources: Sequence[CompactionSource],
     invariants: tuple[str, ...],
     omissions: tuple[Omission, ...],
+    context_class: ContextClass | None = None,
 ) -> CompactionProposal:
     ordered = sorted(sources, key=lambda s: s.node_id)
     return CompactionProposal(
@@ -26,4 +28,5 @@ def whole_sources_proposal(
         source_digests=tuple((s.node_id, s.digest) for s in ordered),
         invariants=invariants,
         omissions=omissions,
+        context_class=context_class,
     )
