@@ -46,13 +46,13 @@ from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
-from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
+from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan
 from lychd_core.privacy.gate import EgressGate
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
+from lychd_core.stores.factory import open_memory_store, open_projection_cache
 from lychd_core.vocabulary import Requirement
 
 UNBOUNDED_SCAN = 1 << 62
@@ -120,8 +120,7 @@ class ContextOrchestrator:
             raise AssemblyError("memory retrieval needs a workspace; pass workspace= to the orchestrator")
         role = role or self.config.assembly.role
         scope_fields = {name: query.pop(name, None) for name in ("project", "workspace", "repository", "actor")}
-        path = self.config.stores.path_of(self.config.stores.memory, self.workspace.root)
-        with SqliteMemoryStore.open(path, create=False) as store:
+        with open_memory_store(self.config, self.workspace.root, create=False) as store:
             return store.query(
                 MemoryQuery(
                     scope=MemoryScope(**scope_fields, role=role),
@@ -136,8 +135,7 @@ class ContextOrchestrator:
         if self._projector is None:
             if self.workspace is None:
                 raise AssemblyError("material references need a workspace; pass workspace= to the orchestrator")
-            stores = self.config.stores
-            cache = ProjectionCache(stores.path_of(stores.projection_cache, self.workspace.root))
+            cache = open_projection_cache(self.config, self.workspace.root)
             self._projector = Projector(self.config, self.registry, self.workspace, cache)
         return self._projector
 

@@ -16,12 +16,12 @@ from rich.table import Table
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import MaterialError
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialNotFoundError, MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
+from lychd_core.stores.factory import open_projection_cache
 
 PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50
@@ -46,7 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 def collect_paths(workspace: Workspace, config: LychdConfig, arguments: list[str]) -> tuple[list[str], list[Any]]:
     """Workspace-relative files named or found under the arguments, plus unreadable directories."""
-    state_dir = config.stores.path_of(config.stores.projection_cache, workspace.root).parent
+    state_dir = config.stores.state_path(workspace.root)
     files: dict[str, None] = {}
     unreadable: list[tuple[str, str]] = []
     for argument in arguments:
@@ -90,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
     refs, refused = _refs(workspace, paths)
-    cache = None
-    if not args.no_cache:
-        cache = ProjectionCache(config.stores.path_of(config.stores.projection_cache, workspace.root))
+    cache = None if args.no_cache else open_projection_cache(config, workspace.root)
     projector = Projector(config, get_registry(), workspace, cache)
     show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
     try:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lychd_core.digests import sha256_digest
 from lychd_core.errors import MemoryRecordError
 from lychd_core.labels import PrivatizationLabel, label_from_json
 from lychd_core.memory.errors import CorruptStoreError
@@ -148,11 +149,20 @@ def load_records_file(path: str | Path) -> tuple[MemoryRecord, ...]:
 
 
 def stored_record(body: str, digest: str) -> MemoryRecord:
-    """A record read back from the store, keeping the digest computed when it was written."""
+    """A record read back from a store, verified against the digest computed when it was written.
+
+    A body edited inside the store no longer hashes to its digest and is refused as corrupt,
+    so retrieval never serves content under a digest it does not have.
+    """
+    if not isinstance(body, str) or not isinstance(digest, str) or sha256_digest(body.encode("utf-8")) != digest:
+        raise CorruptStoreError(
+            f"a stored memory record does not match its digest {digest!r} (edited outside lychd?); "
+            "run `lychd memory check` and restore the store from a backup"
+        )
     try:
         return adopt_digest(record_from_json(json.loads(body), "stored record"), digest)
     except (ValueError, TypeError) as exc:  # MemoryRecordError is a ValueError
-        raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run store.check()") from None
+        raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run `lychd memory check`") from None
 
 
 def stored_row(record: MemoryRecord) -> tuple[str, int, str, int, str]:

@@ -26,10 +26,17 @@ from pydantic import BaseModel
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.config import LychdConfig, resolve_rule
 from lychd_core.digests import JsonValue, json_digest, sha256_digest
-from lychd_core.errors import ConfigError, LychdError, MaterialError, MediaTypeError, ProjectionUnavailable
+from lychd_core.errors import (
+    ConfigError,
+    LychdError,
+    MaterialError,
+    MediaTypeError,
+    ProjectionCacheError,
+    ProjectionUnavailable,
+)
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_core.privacy.rules import label_for
-from lychd_core.projection.cache import CacheKey, ProjectionCache
+from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.declared import media_table as build_media_table
 from lychd_core.projection.materials import MaterialRef, MaterialScopeError, ResolvedMaterial, Workspace
@@ -37,6 +44,7 @@ from lychd_core.projection.media import MediaDecision, detect_media_type
 from lychd_core.projection.outcomes import Checked, Job
 from lychd_core.projection.pool import JobRunner
 from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.stores.protocols import ProjectionCacheStore
 
 Progress = Callable[[int], None]
 
@@ -120,7 +128,7 @@ class Projector:
         config: LychdConfig,
         registry: Registry,
         workspace: Workspace,
-        cache: ProjectionCache | None = None,
+        cache: ProjectionCacheStore | None = None,
     ) -> None:
         self.config = config
         self.registry = registry
@@ -185,8 +193,8 @@ class Projector:
             plugin, options = self.resolve_profile(ref, media.media_type)
             bounds = {"media_type": media.media_type, "max_bytes": max_bytes, "max_chars": max_chars}
             key = self._key(resolved, plugin, options, bounds)
-        except MaterialScopeError:
-            raise
+        except (MaterialScopeError, ProjectionCacheError):
+            raise  # a scope escape or an unusable cache store refuses the whole call, not one file
         except LychdError as exc:
             if ref.required:
                 raise
