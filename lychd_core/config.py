@@ -281,7 +281,7 @@ class StoresConfig(StrictModel):
             raise ValueError(f"state_dir {value!r} climbs out of the workspace with '..'; use an absolute path")
         return value
 
-    @field_validator("vault")
+    @field_validator("vault", "vault_keys")
     @classmethod
     def _vault_is_local(cls, value: StoreConfig) -> StoreConfig:
         if value.backend != "sqlite":
