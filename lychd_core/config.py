@@ -20,7 +20,8 @@ from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
 from lychd_core.privacy.settings import EgressConfig, LabelRule
-from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.registry import RegisteredPlugin, Registry, get_registry
+from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
 
@@ -341,6 +342,21 @@ class LychdConfig(StrictModel):
     def declared_media_types(self) -> dict[str, str]:
         """``[media_types]`` as key -> media type."""
         return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
+
+    def role_profile(self, role: str, registry: Registry | None = None) -> RoleProfile:
+        """One call: the profile of ``role`` from the pinned ``role_policy``, its options
+        validated (``ConfigError`` names what the policy refused); ``registry`` defaults
+        to the process-wide one."""
+        pin = self.role_policy
+        policy = (registry or get_registry()).role_policy(pin.name, pin.revision)
+        try:
+            options = policy.options_model.model_validate(pin.options)
+        except ValidationError as exc:
+            problems = validation_problems(exc, ("role_policy", "options"))
+            raise ConfigError(
+                f"options rejected by {pin.name}@{pin.revision}: " + "; ".join(problems), problems
+            ) from None
+        return policy.profile(role, options)
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:

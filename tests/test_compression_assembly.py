@@ -178,3 +178,49 @@ def test_compressed_assembly_is_deterministic() -> None:
     first = assemble(config("over-budget"), history)
     second = assemble(config("over-budget"), history)
     assert first.plan.digest == second.plan.digest and first.to_json() == second.to_json()
+
+
+def test_every_selected_node_has_a_label_and_derived_nodes_join_their_sources() -> None:
+    from tests.support.compaction import private
+
+    history = big_tool_history(12, body=9_000)
+    cfg = config("over-budget", turn_window=5, scan_groups=5)
+    assembled = assemble(cfg, history, history_label=private("chat"))
+    assert set(assembled.node_labels) == set(assembled.plan.selected)
+    derived = [n.id for n in assembled.plan.graph.nodes if n.provenance is Provenance.DERIVED_COMPACTION]
+    assert derived and all(n in assembled.node_labels for n in derived if assembled.plan.is_selected(n))
+    for node_id in derived:
+        if assembled.plan.is_selected(node_id):
+            assert "chat" in assembled.node_labels[node_id].material_parents
+    assert "chat" in assembled.label.material_parents
+
+
+def test_execution_items_are_labelled_by_node() -> None:
+    from lychd_core.assembly.execution import ExecutionProjection
+    from tests.support.compaction import private
+
+    projection = ExecutionProjection.parse(
+        {
+            "placement": "p",
+            "owner": "o",
+            "max_chars": 100,
+            "items": [{"key": "k", "kind": "state", "text": "t", "revision": 1, "label": private("st").model_dump()}],
+        }
+    )
+    assembled = assemble(config(), big_tool_history(3), execution=projection)
+    assert set(assembled.node_labels) == set(assembled.plan.selected)
+    assert "st" in assembled.node_labels["execution:state:k"].material_parents
+
+
+def test_a_digest_may_take_an_elided_group_with_the_rest() -> None:
+    history: list[dict[str, Any]] = []
+    for i in range(8):
+        body = 9_000 if i == 2 else 50
+        history += [user(f"question {i}"), tool_call("read", f"c{i}"), tool_return("read", f"c{i}", "y" * body)]
+        history.append(answer(f"answer {i}"))
+    assembled = assemble(config("over-budget", char_cap=96_000, turn_window=3, scan_groups=5), history)
+    receipts = {r["output"]["id"]: r for r in assembled.compression["compactions"]}
+    digest = receipts["digest:history-prefix"]
+    assert any(s["id"].startswith("elided:") for s in digest["sources"])  # a compaction of a compaction
+    assert "earlier in this conversation" in assembled.history[0]["parts"][0]["content"]
+    assert assembled.history[1:] == history[-12:]

@@ -13,14 +13,13 @@ from typing import Any
 
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.compression.errors import MalformedProposalError
-from lychd_core.compression.messages import split_messages
+from lychd_core.compression.messages import message_texts
 from lychd_core.compression.runner import CompressionOutcome, PinnedCompressor, compress_graph, pinned
 from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError, HistoryError
 from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan
-from lychd_core.history import compact_json
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.registry import Registry
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement
@@ -137,13 +136,12 @@ def compress_for_assembly(
 def history_texts(compaction: ValidatedCompaction) -> tuple[str, ...]:
     """A derived history node's messages, each as compact JSON; a typed refusal if it has none."""
     try:
-        messages = split_messages(compaction.node.content, compaction.node.id)
+        return message_texts(compaction.node.content, compaction.node.id)
     except HistoryError as exc:
         raise MalformedProposalError(
             f"{compaction.node.id!r} replaces history but is not complete messages: {exc}",
             output_id=compaction.node.id,
         ) from None
-    return tuple(compact_json(m) for m in messages)
 
 
 def derived_block(compaction: ValidatedCompaction) -> Block:

@@ -15,6 +15,9 @@ from lychd_core.graph import ContextNode
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.vocabulary import Authority, Provenance, Trust
 
+UNKNOWN = PrivatizationLabel.restricted_unknown()
+"""The label of a source nobody labelled: restricted, lineage unknown."""
+
 
 def derived_trust(sources: Iterable[ContextNode], preserves_trust: bool) -> Trust:
     if preserves_trust and all(node.trust is Trust.TRUSTED for node in sources):
@@ -33,11 +36,10 @@ def derived_visibility(sources: Iterable[ContextNode]) -> frozenset[str] | None:
 
 def derived_label(source_ids: Iterable[str], labels: Mapping[str, PrivatizationLabel]) -> PrivatizationLabel:
     """Join of the sources' labels; a source without one counts as restricted, lineage unknown."""
-    found = [labels.get(node_id) for node_id in source_ids]
-    if len(found) == 1 and found[0] is not None:
-        return found[0]  # the join of one label is itself (labels are immutable)
-    unknown = PrivatizationLabel.restricted_unknown()
-    return join_labels([label or unknown for label in found])
+    found = [labels.get(node_id, UNKNOWN) for node_id in source_ids]
+    if all(label is found[0] for label in found):
+        return found[0]  # the join of one label with itself is itself (labels are immutable)
+    return join_labels(found)
 
 
 def derived_node(

@@ -35,6 +35,27 @@ def split_messages(content: str, where: str = "history node", *, check: bool = T
     return messages
 
 
+def message_texts(content: str, where: str = "history node") -> tuple[str, ...]:
+    """Each message's exact text within ``content`` (checked as :func:`split_messages` does).
+
+    The slices are the bytes the node's budget was checked against, so they are kept
+    as they are rather than serialized again.
+    """
+    texts: list[str] = []
+    messages: list[Message] = []
+    position = 0
+    while position < len(content):
+        try:
+            value, end = _DECODER.raw_decode(content, position)
+        except json.JSONDecodeError as exc:
+            raise HistoryError(f"{where} is not concatenated JSON messages: {exc.msg} at {exc.pos}") from None
+        messages.append(check_message(value, f"{where}[{len(messages)}]"))
+        texts.append(content[position:end])
+        position = end
+    check_tool_pairing(messages, where)
+    return tuple(texts)
+
+
 def join_messages(messages: Sequence[Message]) -> str:
     """Compact JSON of each message, concatenated: the content of a history node."""
     return "".join(compact_json(message) for message in messages)

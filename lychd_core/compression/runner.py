@@ -21,8 +21,8 @@ from lychd_core.digests import json_digest
 from lychd_core.errors import LychdError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.vocabulary import Provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +67,16 @@ def compression_request(
     candidate: Callable[[ContextNode], bool] | None = None,
     older_unseen: int = 0,
 ) -> CompactionRequest:
-    """Every node a compressor may use: visible, unprotected, selected or left out for room."""
+    """Every node a compressor may use: visible, unprotected, selected or left out for room.
+
+    Nodes an earlier compressor derived are offered too, so a later one sees a contiguous
+    run (a digest of dropped history may take an elided group with the rest)."""
     sources = []
     for node in graph.nodes:
         explanation = plan.explanations[node.id]
         if not (explanation.selected or explanation.reason in ROOM_REASONS):
             continue
-        if node.provenance is Provenance.DERIVED_COMPACTION or not visible(plan.profile, node):
+        if not visible(plan.profile, node):
             continue
         if protection(node, stable_floor) is not None or (candidate is not None and not candidate(node)):
             continue
@@ -105,7 +108,25 @@ def compress_graph(
     older_unseen: int = 0,
 ) -> CompressionOutcome:
     """Run ``compressors`` in order; each one's proposals are validated and replaced at once."""
+    with cyclic_gc_paused():  # acyclic work; a full collection would re-walk the caller's whole history
+        return _compress(
+            graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen
+        )
+
+
+def _compress(
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    compressors: Sequence[PinnedCompressor],
+    max_chars: int,
+    chars_per_token: int,
+    labels: Mapping[str, PrivatizationLabel] | None,
+    stable_floor: frozenset[str],
+    candidate: Callable[[ContextNode], bool] | None,
+    older_unseen: int,
+) -> CompressionOutcome:
     done: list[ValidatedCompaction] = []
+    labels = dict(labels or {})
     for pin in compressors:
         request = compression_request(
             graph,
@@ -134,6 +155,7 @@ def compress_graph(
         )
         graph = replace(graph, validated)
         plan = select(graph, plan.profile, plan.budget, plan.bounds)
+        labels.update((c.node.id, c.label) for c in validated)  # a later compaction of it joins these
         done += validated
     return CompressionOutcome(graph, plan, tuple(done))
 
