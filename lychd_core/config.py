@@ -428,7 +428,15 @@ DEFAULT_EGRESS: dict[str, Any] = {
     "default_target": "local",
     "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
 }
-STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+STRUCTURE_PROFILES = {
+    "text/x-python": "structure.python",
+    "text/javascript": "structure.javascript",
+    "text/x-typescript": "structure.typescript",
+    "text/x-tsx": "structure.typescript",
+    "text/x-go": "structure.go",
+    "text/x-rust": "structure.rust",
+    "text/x-java": "structure.java",
+}
 
 
 def default_config() -> LychdConfig:
