@@ -6,6 +6,7 @@ downloaded or compiled at run time. The tables name tree-sitter node types.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -386,6 +387,15 @@ def language(name: str) -> tree_sitter.Language:
     return tree_sitter.Language(LANGUAGES[name].grammar())
 
 
+_PARSERS = threading.local()
+
+
 def parser(name: str) -> tree_sitter.Parser:
-    """A new parser for ``name`` (parsers are cheap; a Language is loaded once per process)."""
-    return tree_sitter.Parser(language(name))
+    """This thread's parser for ``name`` (a parser holds no state between parses)."""
+    parsers: dict[str, tree_sitter.Parser] | None = getattr(_PARSERS, "by_name", None)
+    if parsers is None:
+        parsers = _PARSERS.by_name = {}
+    found = parsers.get(name)
+    if found is None:
+        found = parsers[name] = tree_sitter.Parser(language(name))
+    return found

@@ -22,6 +22,8 @@ MAX_REFERENCES = 5_000
 SHORT_VALUE = 40
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_PREFIXES = _COMMENTS | {"attribute_item"}
+IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
 _SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _KINDS = {
@@ -165,7 +167,9 @@ class Outliner:
         return None
 
     def _prefix(self, siblings: list[tree_sitter.Node], index: int) -> dict[str, Any]:
-        """Doc comment and attributes directly above ``siblings[index]``."""
+        """Doc comment and attributes directly above ``siblings[index]`` (empty parts left out)."""
+        if not index or siblings[index - 1].type not in _PREFIXES:
+            return {}
         attributes: list[dict[str, Any]] = []
         docs: list[tree_sitter.Node] = []
         next_row = siblings[index].start_point.row
@@ -180,7 +184,7 @@ class Outliner:
             else:
                 break
             next_row = sibling.start_point.row
-        prefix: dict[str, Any] = {"attributes": attributes[::-1]}
+        prefix: dict[str, Any] = {"attributes": attributes[::-1]} if attributes else {}
         if docs and self.options.doc_lines:
             prefix["doc"] = self._doc(docs[::-1])
         return prefix
@@ -357,7 +361,9 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
         defines.update(_names(definition))
         for member in definition.get("members", ()):
             defines.update(_names(member))
-    used = set(IDENTIFIER.findall(data.decode("utf-8"))) - spec.keywords - defines
+    # A bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked.
+    tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
+    used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
     return {"defines": sorted(defines), "references": sorted(used)[:MAX_REFERENCES]}
 
 
@@ -365,4 +371,6 @@ def _names(fact: dict[str, Any]) -> list[str]:
     name = fact.get("name")
     if not isinstance(name, str) or fact.get("kind") == "impl":
         return []
+    if "," not in name:
+        return [name] if name.isidentifier() else []
     return [part for part in (p.strip() for p in name.split(",")) if IDENTIFIER.fullmatch(part)]

@@ -44,7 +44,7 @@ def _definition(out: _Writer, fact: dict[str, Any], depth: int, doc_prefix: str)
     if doc:
         for offset, line in enumerate(doc["lines"]):
             out.raw(f"{pad}{doc_prefix} {line}".rstrip(), doc["line"] + offset)
-    for attribute in fact["attributes"]:
+    for attribute in fact.get("attributes", ()):
         out.add(pad + attribute["text"], attribute["line"])
     members = fact.get("members")
     if fact["body"] == "elided" or (fact["body"] == "members" and not members):
