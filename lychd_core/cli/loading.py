@@ -13,10 +13,7 @@ from lychd_core.errors import ConfigError
 from lychd_core.families import PluginFamily
 from lychd_core.registry import get_registry
 
-NOT_APPLIED_YET: dict[PluginFamily, str] = {
-    PluginFamily.PRIVACY_PROFILE: "privacy_profile is configured, but lychd does not apply privacy profiles at "
-    "egress yet; remove [privacy_profile] rather than assume it protects anything",
-}
+NOT_APPLIED_YET: dict[PluginFamily, str] = {}
 """Families whose configured pins a model-call command could not honour yet, with the reason.
 An entry is removed in the change that implements that family's use."""
 
