@@ -19,9 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import normalize_media_type
+from lychd_core.ranking.settings import RankingConfig
 from lychd_core.registry import RegisteredPlugin, Registry
 
 SCHEMA_VERSION = 1
+DEFAULT_RANKING = (
+    {"name": "lexical", "revision": 1, "weight": 2},
+    {"name": "symbol-graph", "revision": 1, "weight": 1},
+)
 
 
 class StrictModel(BaseModel):
@@ -175,6 +180,9 @@ class LychdConfig(StrictModel):
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+    ranking: RankingConfig = Field(
+        default_factory=RankingConfig, description="Query-aware ranking of optional material.", examples=[{}]
+    )
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:
@@ -245,6 +253,7 @@ def default_config() -> LychdConfig:
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "ranking": {"profiles": [*DEFAULT_RANKING]},
         },
         "<default>",
     )
@@ -317,6 +326,9 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
         attempt("privacy_profile", PluginFamily.PRIVACY_PROFILE, pin.name, pin.revision, pin.options)
     for index, pin in enumerate(config.compressors):
         attempt(f"compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    for index, ranking in enumerate(config.ranking.profiles):
+        where = f"ranking.profiles[{index}]"
+        attempt(where, PluginFamily.RANKING_PROFILE, ranking.name, ranking.revision, ranking.options)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)

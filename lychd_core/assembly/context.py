@@ -11,6 +11,7 @@ from lychd_core.blocks import Block, Layer
 from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.ranking import RankedFloor, ranking_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,8 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    ranking: RankedFloor | None = None
+    """How the optional Codex material was ranked (``None`` when no ranking profile is configured)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -110,4 +113,5 @@ class AssembledContext:
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
+            "ranking": None if self.ranking is None else ranking_json(self.ranking, self.plan),
         }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lychd_core.errors import SelectionError
 from lychd_core.graph.explain import Explanation, OmissionReason, SelectionReason
@@ -56,6 +56,8 @@ class Outcome:
     """Nodes doomed on their own (not through a doomed dependency): the amount of their
     bound they were found to need at least, and the amount that remained. Few nodes
     fail this way, so a dict beats two arrays the size of the graph."""
+    excluded: dict[int, int] = field(default_factory=dict)
+    """Alternatives closed because another member of their exclusive group was selected: that member."""
     final: tuple[int, ...] = ()
     """Every bound's remaining amount when selection ended; explains the roots never reached."""
 
@@ -144,6 +146,9 @@ class ExplanationMap(Mapping[str, Explanation]):
         elif blocked == HIDDEN_DEPENDENCY:
             reason = OmissionReason.HIDDEN_DEPENDENCY
             detail = f"its closure holds hidden material (through dependency {nodes[cause[i]].id!r})"
+        elif i in outcome.excluded:
+            reason = OmissionReason.ALTERNATIVE_SELECTED
+            detail = f"an alternative of the same material, {nodes[outcome.excluded[i]].id!r}, was selected"
         elif node.requirement is Requirement.DEPENDENCY_REQUIRED:
             reason, detail = OmissionReason.NOT_NEEDED, "dependency-required, and no selected node depends on it"
         elif doomed:

@@ -42,6 +42,8 @@ class OmissionReason(StrEnum):
     """Admitting its closure would select more history groups than the turn window."""
     NOT_NEEDED = "not-needed"
     """A dependency-required node that no selected node depends on."""
+    ALTERNATIVE_SELECTED = "alternative-selected"
+    """Another member of its exclusive group (a resolution of the same material) was selected."""
 
 
 @dataclass(frozen=True, slots=True)
