@@ -163,7 +163,9 @@ class ContextOrchestrator:
         facts: dict[str, JsonValue] = {}
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts)
         seed = ranking_query(self.config, query, history, floor, floor_required)
-        ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts)
+        room = min(bounds.char_cap, bounds.budget.usable * cpt) - len(query) - len(continuation_text)
+        room -= sum(len(block.text) for block, req in zip(floor, floor_required, strict=True) if req)
+        ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room)
         floor, floor_required = [p.block for p in ranked.placements], [p.required for p in ranked.placements]
         nodes: list[ContextNode] = [
             floor_node(p.block, required=p.required, chars_per_token=cpt, relevance=p.relevance, group=p.group)

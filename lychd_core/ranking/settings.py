@@ -45,6 +45,14 @@ class RankingConfig(BaseModel):
         description="Offer coarser resolutions (signatures, matched names) of ranked material that does not fit whole.",
         examples=[True],
     )
+    map_share: int = Field(
+        default=40,
+        ge=0,
+        le=100,
+        strict=True,
+        description="Percent of the room first spent on the coarsest view of as many ranked files as fit (a map).",
+        examples=[40],
+    )
     history_messages: int = Field(
         default=4,
         ge=0,

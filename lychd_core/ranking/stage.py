@@ -17,6 +17,7 @@ from lychd_core.digests import JsonValue
 from lychd_core.families import PluginFamily, RankingCandidate, RankingQuery
 from lychd_core.history import Message
 from lychd_core.ranking.engine import RankingReport, WeightedProfile, rank_or_fallback
+from lychd_core.ranking.plan import plan_views, view_relevance
 from lychd_core.ranking.resolutions import checked_resolutions, offer_of, resolution_block
 from lychd_core.ranking.terms import terms
 from lychd_core.registry import Registry
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 
 MAX_HISTORY_CHARS = 20_000
 """History seeds ranking through its newest messages, at most this many characters."""
-LEVELS = 3
-"""Relevance steps per rank: the full projection, then up to two coarser resolutions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +83,10 @@ def rank_floor(
     floor: Sequence[Block],
     required: Sequence[bool],
     facts: Mapping[str, JsonValue],
+    room: int,
 ) -> RankedFloor:
-    """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions."""
+    """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
+    planned against ``room``, the characters optional material can use."""
     plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
     profiles = weighted_profiles(config, registry)
     if not profiles:
@@ -105,22 +106,28 @@ def rank_floor(
     if not report.ranked:
         return RankedFloor(plain, report)
     query_terms = frozenset(terms(query.text))
-    placements: list[Placement] = []
+    ranked_keys = [e.node_id for e in report.entries if report.relevance(e.node_id)]
+    by_key = {item.block.key: item for item in plain}
+    views: dict[str, list[Block]] = {}
     notes: list[str] = []
+    for key in ranked_keys:
+        block = by_key[key].block
+        extra = _resolutions(registry, block, facts.get(key), query_terms, notes) if config.ranking.resolutions else []
+        views[key] = [block, *extra]
+    chosen = plan_views([[len(b.text) for b in views[k]] for k in ranked_keys], room, config.ranking.map_share)
+    values = view_relevance(chosen, [len(views[k]) for k in ranked_keys])
+    relevance = {b.key: v for k, vs in zip(ranked_keys, values, strict=True) for b, v in zip(views[k], vs, strict=True)}
+    placements: list[Placement] = []
     offered: dict[str, tuple[str, ...]] = {}
     for item in plain:
-        relevance = report.relevance(item.block.key)
-        if not relevance:
+        if item.block.key not in views:
             placements.append(item)
             continue
-        extra = _resolutions(registry, item.block, facts.get(item.block.key), query_terms, notes)
-        group = item.block.key if (extra and config.ranking.resolutions) else None
-        placements.append(Placement(item.block, False, relevance * LEVELS, group))
-        if group is None:
-            continue
-        offered[item.block.key] = tuple(b.key for b in extra)
-        for level, block in enumerate(extra, start=1):
-            placements.append(Placement(block, False, relevance * LEVELS - level, group))
+        family = views[item.block.key]
+        group = item.block.key if len(family) > 1 else None
+        if group is not None:
+            offered[group] = tuple(b.key for b in family[1:])
+        placements.extend(Placement(b, False, relevance[b.key], group) for b in family)
     return RankedFloor(tuple(placements), report, tuple(notes), offered)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 
 WORD = re.compile(r"[^\W\d]\w*", re.UNICODE)
 """An identifier-like word: a letter or underscore, then word characters."""
+URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+"""Links are not identifiers: their host and path words would match unrelated text."""
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 _STOP_TEXT = """
@@ -51,7 +53,7 @@ def word_terms(word: str) -> Iterator[str]:
 def terms(text: str) -> list[str]:
     """Every term of ``text`` in order (with repeats): dotted names split at the dots."""
     found: list[str] = []
-    for match in WORD.finditer(text):
+    for match in WORD.finditer(URL.sub(" ", text)):
         found.extend(word_terms(match.group()))
     return found
 
