@@ -19,8 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def plan_views(sizes: Sequence[Sequence[int]], room: int, map_share: int) -> list[int | None]:
-    """The planned view index of each file (``None``: none fits), files in rank order."""
+def plan_views(
+    sizes: Sequence[Sequence[int]], room: int, map_share: int, short: dict[int, tuple[int, int]] | None = None
+) -> list[int | None]:
+    """The planned view index of each file (``None``: none fits), files in rank order.
+
+    ``short`` receives, for each file planned below its finest view, what the finest view
+    needed and how much of the room remained when the file was planned."""
     chosen: list[int | None] = [None] * len(sizes)
     used = 0
     map_room = max(room, 0) * map_share // 100
@@ -38,6 +43,8 @@ def plan_views(sizes: Sequence[Sequence[int]], room: int, map_share: int) -> lis
                 chosen[index] = level
                 used += size - held
                 break
+        if short is not None and chosen[index] != 0 and views:
+            short[index] = (views[0], room - used + (0 if chosen[index] is None else views[chosen[index] or 0]))
     return chosen
 
 

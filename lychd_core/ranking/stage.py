@@ -48,6 +48,8 @@ class RankedFloor:
     notes: tuple[str, ...] = field(default=())
     resolutions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Full block key -> the keys of its coarser resolutions, finest first."""
+    short: Mapping[str, str] = field(default_factory=dict)
+    """Full block key -> why its full projection was not planned (what it needed, what remained)."""
 
 
 def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedProfile]:
@@ -114,7 +116,13 @@ def rank_floor(
         block = by_key[key].block
         extra = _resolutions(registry, block, facts.get(key), query_terms, notes) if config.ranking.resolutions else []
         views[key] = [block, *extra]
-    chosen = plan_views([[len(b.text) for b in views[k]] for k in ranked_keys], room, config.ranking.map_share)
+    short: dict[int, tuple[int, int]] = {}
+    sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
+    chosen = plan_views(sizes, room, config.ranking.map_share, short)
+    planned = {
+        ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
+        for i, (need, left) in short.items()
+    }
     values = view_relevance(chosen, [len(views[k]) for k in ranked_keys])
     relevance = {b.key: v for k, vs in zip(ranked_keys, values, strict=True) for b, v in zip(views[k], vs, strict=True)}
     placements: list[Placement] = []
@@ -128,7 +136,7 @@ def rank_floor(
         if group is not None:
             offered[group] = tuple(b.key for b in family[1:])
         placements.extend(Placement(b, False, relevance[b.key], group) for b in family)
-    return RankedFloor(tuple(placements), report, tuple(notes), offered)
+    return RankedFloor(tuple(placements), report, tuple(notes), offered, planned)
 
 
 def _resolutions(

@@ -22,6 +22,7 @@ _STOP_TEXT = """
 a an and are as at be but by for from has have if in into is it its no not of on or so that the
 their then there these this to was were when which while will with you your we our can may
 should would could do does did done also use used using via def self cls none true false return
+don doesn didn isn aren wasn won shouldn couldn wouldn haven hasn
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 """English glue words and Python keywords so common they rank nothing."""

@@ -65,16 +65,22 @@ class LexicalProfile:
         if not weights or not candidates:
             return {}
         postings: dict[str, list[tuple[int, int]]] = {term: [] for term in weights}
-        lengths: list[int] = []
+        lengths: dict[int, int] = {}
         for index, candidate in enumerate(candidates):
             counts = Counter(document_terms(candidate, opts.path_weight))
-            lengths.append(sum(counts.values()))
-            for term in weights.keys() & counts.keys():
+            shared = weights.keys() & counts.keys()
+            if shared:
+                lengths[index] = sum(counts.values())
+            for term in shared:
                 postings[term].append((index, counts[term]))
-        n = len(candidates)
-        average = (sum(lengths) / n) or 1.0
+        if not lengths:
+            return {}
+        # Statistics over the candidates sharing a query term only: a file unrelated to the
+        # query changes no score, so adding one never reorders the relevant ones.
+        n = len(lengths)
+        average = (sum(lengths.values()) / n) or 1.0
         k1, b = opts.k1 / 100, opts.b / 100
-        raw = [0.0] * n
+        raw = [0.0] * len(candidates)
         matched: dict[int, list[tuple[float, str]]] = {}
         for term in sorted(postings):  # a fixed order: float sums come out the same every time
             hits = postings[term]

@@ -122,7 +122,9 @@ class WordCount:
     revision = 1
     options_model = NoOptions
 
-    def rank(self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: NoOptions) -> dict[str, Score]:
+    def rank(
+        self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: NoOptions
+    ) -> dict[str, Score]:
         words = set(re.findall(r"[a-z]+", query.text.lower()))
         if not words:
             return {}
