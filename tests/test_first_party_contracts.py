@@ -17,6 +17,7 @@ from lychd_core.testing import (
     CompressorContract,
     PrivacyProfileContract,
     ProjectionProfileContract,
+    RankingProfileContract,
     RolePolicyContract,
 )
 
@@ -31,8 +32,9 @@ FIXTURE = {
     PluginFamily.COMPRESSOR: ("compressor", CompressorContract),
     PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
+    PluginFamily.RANKING_PROFILE: ("ranking_profile", RankingProfileContract),
 }
-FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles"}
+FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles", "lychd-ranking"}
 
 
 def _contract_class(entry: Any) -> type:

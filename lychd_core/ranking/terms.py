@@ -39,16 +39,26 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
+def singular(term: str) -> str:
+    """A light plural fold (``cookies`` -> ``cookie``, ``entries`` -> ``entry``), the same on both sides."""
+    if len(term) > 4 and term.endswith("ies"):
+        return term[:-3] + "y"
+    if len(term) > 3 and term.endswith("s") and not term.endswith(("ss", "us", "is")):
+        return term[:-1]
+    return term
+
+
 def word_terms(word: str) -> Iterator[str]:
-    """The whole word (lower-cased) and its parts, stop words and one-letter parts dropped."""
+    """The whole word (lower-cased) and its parts, stop words and one-letter parts dropped,
+    plurals folded."""
     whole = word.lower().strip("_")
     if len(whole) >= MIN_TERM and whole not in STOP_WORDS:
-        yield whole
+        yield singular(whole)
     parts = split_identifier(word)
     if len(parts) > 1:
         for part in parts:
             if len(part) >= MIN_TERM and part not in STOP_WORDS and part != whole:
-                yield part
+                yield singular(part)
 
 
 def terms(text: str) -> list[str]:
