@@ -40,9 +40,7 @@ def split_identifier(name: str) -> list[str]:
 
 
 def singular(term: str) -> str:
-    """A light plural fold (``cookies`` -> ``cookie``, ``entries`` -> ``entry``), the same on both sides."""
-    if len(term) > 4 and term.endswith("ies"):
-        return term[:-3] + "y"
+    """A light plural fold (``cookies`` -> ``cookie``, ``headers`` -> ``header``), the same on both sides."""
     if len(term) > 3 and term.endswith("s") and not term.endswith(("ss", "us", "is")):
         return term[:-1]
     return term
