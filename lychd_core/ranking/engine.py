@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lychd_core.families import MAX_SCORE, RankingCandidate, RankingProfile, RankingQuery, Score
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.ranking.errors import (
     InvalidScoreError,
     RankingError,
@@ -150,7 +151,8 @@ def rank(
     reasons: dict[str, dict[str, str]] = {c.node_id: {} for c in frozen}
     for weighted in profiles:
         try:
-            raw = weighted.profile.rank(query, frozen, weighted.options)
+            with cyclic_gc_paused():  # profiles build many acyclic objects; full collections would re-walk them
+                raw = weighted.profile.rank(query, frozen, weighted.options)
         except RankingError:
             raise
         except Exception as exc:  # a third-party profile: anything it raises is its failure, reported

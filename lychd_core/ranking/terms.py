@@ -10,7 +10,9 @@ nothing, which the ranking explains.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from functools import lru_cache
+from itertools import chain
 
 WORD = re.compile(r"[^\W\d]\w*", re.UNICODE)
 """An identifier-like word: a letter or underscore, then word characters."""
@@ -46,25 +48,27 @@ def singular(term: str) -> str:
     return term
 
 
-def word_terms(word: str) -> Iterator[str]:
+@lru_cache(maxsize=1 << 16)
+def word_terms(word: str) -> tuple[str, ...]:
     """The whole word (lower-cased) and its parts, stop words and one-letter parts dropped,
-    plurals folded."""
+    plurals folded. Memoized: identifiers repeat across a repository."""
+    found: list[str] = []
     whole = word.lower().strip("_")
     if len(whole) >= MIN_TERM and whole not in STOP_WORDS:
-        yield singular(whole)
+        found.append(singular(whole))
     parts = split_identifier(word)
     if len(parts) > 1:
         for part in parts:
             if len(part) >= MIN_TERM and part not in STOP_WORDS and part != whole:
-                yield singular(part)
+                found.append(singular(part))
+    return tuple(found)
 
 
 def terms(text: str) -> list[str]:
     """Every term of ``text`` in order (with repeats): dotted names split at the dots."""
-    found: list[str] = []
-    for match in WORD.finditer(URL.sub(" ", text)):
-        found.extend(word_terms(match.group()))
-    return found
+    if "://" in text:
+        text = URL.sub(" ", text)
+    return list(chain.from_iterable(map(word_terms, WORD.findall(text))))
 
 
 def path_terms(path: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from lychd_core.families import RankingCandidate, RankingQuery
@@ -131,31 +132,47 @@ def seeds_of(index: SymbolIndex, query: RankingQuery) -> tuple[dict[int, int], d
 
 
 def pagerank(
-    index: SymbolIndex, seeds: dict[int, int], damping: int, iterations: int
+    index: SymbolIndex, seeds: dict[int, int], damping: int, precision: int
 ) -> tuple[list[int], dict[int, tuple[int, str]]]:
-    """Integer personalized PageRank; also the strongest in-link of each file on the last pass."""
-    n = len(index.paths)
+    """Integer personalized PageRank by forward push (Andersen, Chung and Lang, 2006).
+
+    Mass starts at the seeds; a file holding at least ``2**-precision`` of it per outgoing
+    link keeps ``100 - damping`` percent and pushes the rest along its links, in FIFO
+    order from the seeds in position order. The work is bounded by the precision, not by
+    the number of files. What was never pushed stays with the file that holds it.
+    Also returns, per file reached, the link that brought it the largest share.
+    """
     total_seed = sum(seeds.values())
-    restart = [0] * n
-    for position, weight in seeds.items():
-        restart[position] = ONE * weight // total_seed
-    out_weight = [sum(w for w, _ in edges.values()) for edges in index.edges]
-    ranks = restart[:]
+    residual = {position: ONE * weight // total_seed for position, weight in sorted(seeds.items())}
+    ranks = [0] * len(index.paths)
+    unit = ONE >> precision
     via: dict[int, tuple[int, str]] = {}
-    for step in range(iterations):
-        last = step == iterations - 1
-        moved = [0] * n
-        best: dict[int, int] = {}
-        for source, edges in enumerate(index.edges):
-            mass = ranks[source] * damping // 100
-            if not out_weight[source]:
+    best: dict[int, int] = {}
+    queue = deque(sorted(residual))
+    queued = set(queue)
+    while queue:
+        source = queue.popleft()
+        queued.discard(source)
+        mass = residual.pop(source, 0)
+        edges = index.edges[source]
+        kept = mass * (100 - damping) // 100
+        ranks[source] += kept
+        out = sum(weight for weight, _ in edges.values())
+        if not out:
+            ranks[source] += mass - kept
+            continue
+        spread = mass - kept
+        for target, (weight, name) in edges.items():
+            share = spread * weight // out
+            if not share:
                 continue
-            for target, (weight, name) in edges.items():
-                share = mass * weight // out_weight[source]
-                moved[target] += share
-                if last and share > best.get(target, 0):
-                    best[target] = share
-                    via[target] = (source, name)
-        kept = sum(ranks) - sum(moved)  # restart, dangling and rounding: back to the seeds
-        ranks = [moved[i] + kept * restart[i] // ONE for i in range(n)]
+            held = residual.get(target, 0) + share
+            residual[target] = held
+            if share > best.get(target, 0):
+                best[target], via[target] = share, (source, name)
+            if target not in queued and held >= unit * max(1, len(index.edges[target])):
+                queue.append(target)
+                queued.add(target)
+    for position, held in residual.items():
+        ranks[position] += held
     return ranks, via

@@ -4,7 +4,9 @@ Nodes are the candidate files. An edge ``a -> b`` means ``a`` references a name 
 ``b`` defines (from the ``symbols`` facts: ``defines`` and ``references``), or imports
 ``b`` (from the ``imports`` facts). PageRank restarts at the *seeds*: files defining an
 identifier the query (or, weaker, the history) writes, files the query names, and files
-already required. All arithmetic is on integers, so every platform gets the same ranks.
+already required. All arithmetic is on integers, so every platform gets the same ranks;
+the PageRank is computed by forward push, whose work depends on its precision, not on
+the number of files.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ class SymbolGraphOptions(BaseModel):
     damping: int = Field(
         default=85, ge=0, le=99, strict=True, description="PageRank damping, in percent.", examples=[85]
     )
-    iterations: int = Field(default=16, ge=1, le=100, strict=True, description="Power iterations.", examples=[16])
+    precision: int = Field(
+        default=12,
+        ge=4,
+        le=24,
+        strict=True,
+        description="A file pushes its rank on while it holds at least 2**-precision of it per link.",
+        examples=[12],
+    )
     max_definers: int = Field(
         default=4,
         ge=1,
@@ -49,11 +58,12 @@ class SymbolGraphProfile:
         )
         if not candidates:
             return {}
+        candidates = tuple(sorted(candidates, key=lambda c: c.node_id))  # scores never depend on input order
         index = SymbolIndex.of(candidates, opts.max_definers)
         seeds, seed_reasons = seeds_of(index, query)
         if not seeds:
             return {}
-        ranks, via = pagerank(index, seeds, opts.damping, opts.iterations)
+        ranks, via = pagerank(index, seeds, opts.damping, opts.precision)
         best = max(ranks)
         if best <= 0:
             return {}
