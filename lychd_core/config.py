@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
-from lychd_core.mediatypes import normalize_media_type
+from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
+from lychd_core.privacy.settings import EgressConfig, LabelRule
 from lychd_core.ranking.settings import RankingConfig
 from lychd_core.registry import RegisteredPlugin, Registry
 
@@ -108,6 +109,37 @@ class ProjectionConfig(StrictModel):
         return rules
 
 
+class MediaTypeEntry(StrictModel):
+    """A declared media type written as a table, to say it overrides the core's mapping."""
+
+    media_type: str = Field(min_length=1, description="Normalized media type.", examples=["text/x-toy"])
+    override: bool = Field(
+        default=False, strict=True, description="Required when the core maps this key differently.", examples=[True]
+    )
+
+
+def _check_media_types(entries: dict[str, str | MediaTypeEntry]) -> dict[str, str | MediaTypeEntry]:
+    for key, entry in entries.items():
+        media_type, override = (entry, False) if isinstance(entry, str) else (entry.media_type, entry.override)
+        try:
+            kind = file_key_kind(key)
+            normal = normalize_media_type(media_type)
+        except MediaTypeError as exc:
+            raise ValueError(f"{key!r}: {exc}") from exc
+        if normal != media_type:
+            raise ValueError(f"{key!r}: media type {media_type!r} is not normalized; write {normal!r}")
+        core = (EXTENSIONS if kind == "extension" else FILE_NAMES).get(key)
+        if core is not None and core != media_type and not override:
+            raise ValueError(
+                f"{key!r}: the core maps it to {core!r}; to map it to {media_type!r} instead write "
+                f'{{ media_type = "{media_type}", override = true }}'
+            )
+        if override and (core is None or core == media_type):
+            said = "does not map it" if core is None else f"maps it to {core!r} already"
+            raise ValueError(f"{key!r}: override = true, but the core {said}; drop override")
+    return entries
+
+
 class AssemblyConfig(StrictModel):
     """Defaults for assembling a context when the caller does not say."""
 
@@ -125,20 +157,106 @@ class AssemblyConfig(StrictModel):
     )
 
 
-class StoreConfig(StrictModel):
-    """One embedded store."""
+class CompressionConfig(StrictModel):
+    """When compression runs and which compressors run: declared, never hidden."""
 
-    backend: Literal["sqlite"] = Field(default="sqlite", description="Store backend.", examples=["sqlite"])
-    path: str = Field(
-        min_length=1, description="File path, relative to the state directory.", examples=["memory.sqlite3"]
+    compressors: list[PluginPin] = Field(
+        default_factory=list,
+        description="Pinned compressors, run in this order before selection.",
+        examples=[[{"name": "compress.tool-output-elision", "revision": 1}]],
     )
+    placement: Literal["never", "over-budget"] = Field(
+        default="never",
+        description="'never', or 'over-budget': only when optional material would otherwise be omitted.",
+        examples=["over-budget"],
+    )
+    max_chars: int = Field(
+        default=4_000, gt=0, strict=True, description="Largest content of one derived node.", examples=[4_000]
+    )
+    scan_groups: int = Field(
+        default=20,
+        ge=0,
+        strict=True,
+        description="Settled groups beyond the turn window offered to compressors as sources.",
+        examples=[20],
+    )
+
+
+class StoreConfig(StrictModel):
+    """One store: an embedded SQLite file, or (memory and projection cache) a shared PostgreSQL database."""
+
+    backend: Literal["sqlite", "postgresql"] = Field(
+        default="sqlite",
+        description="Store backend: sqlite (a file, the default) or postgresql (shared by a fleet).",
+        examples=["sqlite"],
+    )
+    path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="SQLite file, relative to the state directory (no '..'), or an absolute path you chose.",
+        examples=["memory.sqlite3"],
+    )
+    dsn_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$",
+        description="postgresql: name of the environment variable holding the DSN (never the DSN itself).",
+        examples=["LYCHD_MEMORY_DSN"],
+    )
+    schema_name: str | None = Field(
+        default=None,
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="postgresql: the database schema that holds this store's tables (default lychd).",
+        examples=["lychd"],
+    )
+    key_path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Projection cache: file holding the MAC key (default cache.key in the state directory).",
+        examples=["cache.key"],
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secrets(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            for key in sorted(set(data) & SECRET_KEYS):
+                raise ValueError(
+                    f"{key!r} is not allowed: a config file never holds a DSN or password; "
+                    'set dsn_env = "NAME" and export NAME=postgresql://... in the environment'
+                )
+            env = data.get("dsn_env")
+            if isinstance(env, str) and ("://" in env or "=" in env or "@" in env):
+                raise ValueError(
+                    "dsn_env names an environment variable (e.g. LYCHD_MEMORY_DSN), never the DSN itself: "
+                    "a config file must not hold a connection string or password"
+                )
+        return data
+
+    @model_validator(mode="after")
+    def _backend_fields(self) -> StoreConfig:
+        for name, value in (("path", self.path), ("key_path", self.key_path)):
+            if value is not None and "://" in value:
+                raise ValueError(f"{name} looks like a connection string; name a file, and put DSNs in dsn_env")
+            if value is not None and ".." in Path(value).parts:
+                raise ValueError(f"{name} {value!r} climbs out of the state directory with '..'; use an absolute path")
+        if self.backend == "sqlite" and self.path is None:
+            raise ValueError('backend "sqlite" needs path (a file in the state directory)')
+        if self.backend == "postgresql" and self.dsn_env is None:
+            raise ValueError('backend "postgresql" needs dsn_env, the environment variable that holds the DSN')
+        return self
+
+
+SECRET_KEYS = frozenset({"dsn", "password", "conninfo", "url", "uri", "connection_string"})
 
 
 class StoresConfig(StrictModel):
     """Where lychd keeps its durable state."""
 
     state_dir: str = Field(
-        default=".lychd", min_length=1, description="State directory, relative to the workspace.", examples=[".lychd"]
+        default=".lychd",
+        min_length=1,
+        description="State directory, relative to the workspace (no '..'), or absolute.",
+        examples=[".lychd"],
     )
     memory: StoreConfig = Field(
         default_factory=lambda: StoreConfig(path="memory.sqlite3"),
@@ -156,9 +274,29 @@ class StoresConfig(StrictModel):
         examples=[{"backend": "sqlite", "path": "projections.sqlite3"}],
     )
 
+    @field_validator("state_dir")
+    @classmethod
+    def _state_inside_workspace(cls, value: str) -> str:
+        if ".." in Path(value).parts:
+            raise ValueError(f"state_dir {value!r} climbs out of the workspace with '..'; use an absolute path")
+        return value
+
+    @field_validator("vault")
+    @classmethod
+    def _vault_is_local(cls, value: StoreConfig) -> StoreConfig:
+        if value.backend != "sqlite":
+            raise ValueError("the pseudonym vault is a local SQLite file; postgresql is not supported for it")
+        return value
+
+    def state_path(self, workspace: Path) -> Path:
+        """The resolved state directory of a workspace."""
+        return (workspace / self.state_dir).resolve()
+
     def path_of(self, store: StoreConfig, workspace: Path) -> Path:
-        """Absolute path of ``store`` for a workspace root."""
-        return (workspace / self.state_dir / store.path).resolve()
+        """Absolute path of an SQLite ``store``; a relative path must stay inside the state directory."""
+        from lychd_core.stores.paths import store_file
+
+        return store_file(self.state_path(workspace), store.path, "path")
 
 
 class LychdConfig(StrictModel):
@@ -169,20 +307,43 @@ class LychdConfig(StrictModel):
     projection: ProjectionConfig = Field(
         default_factory=ProjectionConfig, description="Projection rules by media type.", examples=[{}]
     )
+    media_types: dict[str, str | MediaTypeEntry] = Field(
+        default_factory=dict,
+        description="Exact file names and extensions -> media type; decides before profiles' declarations and "
+        "the core's tables. Departing from a core mapping needs override = true.",
+        examples=[{".toy": "text/x-toy", ".h": {"media_type": "text/x-c++", "override": True}}],
+    )
     role_policy: PluginPin = Field(
         description="The role policy plugin.", examples=[{"name": "roles.standard", "revision": 1}]
     )
     privacy_profile: PluginPin | None = Field(
         default=None, description="The privacy profile plugin, if any.", examples=[None]
     )
-    compressors: list[PluginPin] = Field(
-        default_factory=list, description="Compressor plugins a caller may request.", examples=[[]]
+    compression: CompressionConfig = Field(
+        default_factory=CompressionConfig, description="Compression before selection.", examples=[{}]
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
     ranking: RankingConfig = Field(
         default_factory=RankingConfig, description="Query-aware ranking of optional material.", examples=[{}]
     )
+    labels: list[LabelRule] = Field(
+        default_factory=list,
+        description="Ordered label rules (path glob -> label); first match wins; unmatched material stays "
+        "restricted with unknown lineage.",
+        examples=[[{"path": "src/**", "privacy_class": "internal"}]],
+    )
+    egress: EgressConfig = Field(
+        default_factory=EgressConfig,
+        description="Egress targets checked before every model call.",
+        examples=[{"default_target": "local"}],
+    )
+
+    _media_types_checked = field_validator("media_types")(_check_media_types)
+
+    def declared_media_types(self) -> dict[str, str]:
+        """``[media_types]`` as key -> media type."""
+        return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:
@@ -227,6 +388,8 @@ def load_config(path: str | Path) -> LychdConfig:
 def _drop_empty(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _drop_empty(v) for k, v in value.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_drop_empty(item) for item in value]
     return value
 
 
@@ -235,24 +398,44 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
+# This repository's own material is public source; edit these rules for yours.
+DEFAULT_LABELS: list[dict[str, Any]] = [
+    {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
+    for path, category in (
+        ("lychd_core/**", "source-code"),
+        ("plugins/**", "source-code"),
+        ("tests/**", "source-code"),
+        ("benchmarks/**", "source-code"),
+        ("docs/**", "documentation"),
+        ("profiles/**", "configuration"),
+        ("README.md", "documentation"),
+    )
+]
+DEFAULT_EGRESS: dict[str, Any] = {
+    "default_target": "local",
+    "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
+}
+STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+
+
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
-    verbatim = {"profile": "verbatim", "revision": 1}
-    text_types = [
-        "application/json",
-        "application/toml",
-        "application/yaml",
-        "text/markdown",
-        "text/plain",
-        "text/x-rst",
-    ]
-    rules: dict[str, Any] = {media_type: verbatim for media_type in text_types}
-    rules["text/x-python"] = {"profile": "structure.python", "revision": 1}
+    # Every text kind the core knows: its first-party structure profile, else verbatim.
+    rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
+    rules.update({kind: {"profile": name, "revision": 1} for kind, name in STRUCTURE_PROFILES.items()})
     return parse_config(
         {
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "compression": {
+                "compressors": [
+                    {"name": f"compress.{name}", "revision": 1}
+                    for name in ("tool-output-elision", "verbatim-to-structure", "history-prefix-digest")
+                ]
+            },
+            "labels": DEFAULT_LABELS,
+            "egress": DEFAULT_EGRESS,
             "ranking": {"profiles": [*DEFAULT_RANKING]},
         },
         "<default>",
@@ -324,8 +507,14 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
     if config.privacy_profile is not None:
         pin = config.privacy_profile
         attempt("privacy_profile", PluginFamily.PRIVACY_PROFILE, pin.name, pin.revision, pin.options)
-    for index, pin in enumerate(config.compressors):
-        attempt(f"compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    for index, pin in enumerate(config.compression.compressors):
+        attempt(f"compression.compressors[{index}]", PluginFamily.COMPRESSOR, pin.name, pin.revision, pin.options)
+    from lychd_core.projection.declared import media_table  # projection imports this module
+
+    try:
+        media_table(config, registry)
+    except ConfigError as exc:
+        problems.extend(f"media_types: {problem}" for problem in exc.problems)
     for index, ranking in enumerate(config.ranking.profiles):
         where = f"ranking.profiles[{index}]"
         attempt(where, PluginFamily.RANKING_PROFILE, ranking.name, ranking.revision, ranking.options)

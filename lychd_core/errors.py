@@ -53,6 +53,10 @@ class ConfigError(LychdError, ValueError):
         self.problems = problems
 
 
+class MediaTypeConflictError(ConfigError):
+    """Installed profiles declare one file name or extension as different media types, unsettled."""
+
+
 # --- material and projection ----------------------------------------------------
 
 

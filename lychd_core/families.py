@@ -7,16 +7,17 @@ pydantic ``options_model``; each family adds its own attributes and one method.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from lychd_core.blocks import Block, Omission
+from lychd_core.blocks import Omission
 from lychd_core.digests import JsonValue
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.roles import RoleProfile
+from lychd_core.vocabulary import ContextClass, Provenance
 
 
 class PluginFamily(StrEnum):
@@ -87,6 +88,11 @@ class ProjectionProfile(Plugin, Protocol):
     The outcome must depend only on the bytes, media type, bounds and options — never
     on ``SourceMaterial.path`` — because the projection cache shares entries across
     paths with the same content.
+
+    Optional capability attribute ``file_media_types: Mapping[str, str]``: the exact file
+    names and extensions (``{".toy": "text/x-toy"}``) of the profile's own media types;
+    detection uses them after the configuration's ``[media_types]`` and before the core's
+    tables (:mod:`lychd_core.projection.declared`).
     """
 
     @property
@@ -104,21 +110,99 @@ class ProjectionProfile(Plugin, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Compressed:
-    """A compressor's derived text and the omissions it declares."""
+class CompactionPolicy:
+    """The exact policy a proposal claims: compressor ``name@revision`` and the digest of
+    its validated options. ``preserves_trust`` is the compressor's own declaration."""
 
-    text: str
-    omissions: tuple[Omission, ...] = field(default_factory=tuple)
+    name: str
+    revision: int
+    digest: str
+    preserves_trust: bool
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.revision}"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionSource:
+    """One node a compressor may use as a source, as the core hands it over."""
+
+    node_id: str
+    content: str
+    digest: str
+    context_class: ContextClass
+    provenance: Provenance
+    token_estimate: int
+    recency: int
+    omitted: bool
+    """The plan leaves it out for lack of room (it is still a candidate of this call)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRequest:
+    """What a compressor sees: candidate sources (graph order), its policy and the bounds."""
+
+    sources: tuple[CompactionSource, ...]
+    policy: CompactionPolicy
+    max_chars: int
+    """Largest content of one proposal."""
+    chars_per_token: int
+    older_unseen: int = 0
+    """Settled messages older than every source, which never became nodes."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SourceRange:
+    """Characters ``[start, end)`` of one source node's content that a proposal derives from."""
+
+    node_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionProposal:
+    """A proposed derived node. The core validates it before anything changes.
+
+    ``ranges`` are canonical: sorted, non-empty and non-overlapping per source; every
+    node they name is replaced whole. ``source_digests`` is the lineage the compressor
+    saw, ``(node_id, digest)`` sorted by id, one per source.
+    """
+
+    output_id: str
+    policy_id: str
+    policy_digest: str
+    content: str
+    ranges: tuple[SourceRange, ...]
+    source_digests: tuple[tuple[str, str], ...]
+    invariants: tuple[str, ...] = ()
+    """What the derivation keeps true (for example ``tool call/return pairs intact``)."""
+    omissions: tuple[Omission, ...] = ()
+    context_class: ContextClass | None = None
+    """``None`` keeps the sources' class (an elided group is still a group); ``compaction``
+    marks a summary that stands for several sources. No other class is accepted."""
+
+    @property
+    def source_ids(self) -> tuple[str, ...]:
+        return tuple(sorted({r.node_id for r in self.ranges}))
 
 
 class Compressor(Plugin, Protocol):
-    """Derives shorter text from blocks, declaring what it left out.
+    """Proposes derived nodes; the core validates each proposal and makes the node.
 
-    The core turns the result into a new labelled block whose label is the join of
-    its sources' labels; identity blocks are never handed to a compressor.
+    The core joins the sources' labels, intersects their visibility and decides trust
+    (``untrusted`` unless every source is trusted and ``preserves_trust``); protected
+    material (policy, specifications, the query, continuations, required nodes) is
+    never offered as a source.
     """
 
-    def compress(self, blocks: tuple[Block, ...], max_chars: int, options: BaseModel) -> Compressed: ...
+    @property
+    def preserves_trust(self) -> bool:
+        """Whether the derivation keeps its sources' facts exactly (elision, outlines)."""
+        ...
+
+    def propose(self, request: CompactionRequest, options: BaseModel) -> tuple[CompactionProposal, ...]: ...
 
 
 # --- role policies --------------------------------------------------------------
@@ -218,7 +302,7 @@ FAMILY_PROTOCOLS: dict[PluginFamily, type] = {
 }
 FAMILY_METHOD: dict[PluginFamily, str] = {
     PluginFamily.PROJECTION_PROFILE: "project",
-    PluginFamily.COMPRESSOR: "compress",
+    PluginFamily.COMPRESSOR: "propose",
     PluginFamily.ROLE_POLICY: "profile",
     PluginFamily.PRIVACY_PROFILE: "propose",
     PluginFamily.RANKING_PROFILE: "rank",

@@ -14,6 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MAX_WEIGHT = 10_000
+UNKNOWN_CATEGORY = "unknown"
+LOCAL_ONLY = "local-only"
+"""Handling constraint that keeps material off every remote target."""
 
 
 class PrivacyClass(IntEnum):
@@ -49,8 +52,15 @@ class PrivatizationLabel(BaseModel):
 
     @classmethod
     def restricted_unknown(cls) -> PrivatizationLabel:
-        """The default for unlabelled material: restricted, full weight, unknown lineage."""
-        return cls(privacy_class=PrivacyClass.RESTRICTED, weight=MAX_WEIGHT, lineage_known=False)
+        """The default for unlabelled material: restricted, full weight, unknown lineage,
+        category ``unknown`` and handling constraint ``local-only``."""
+        return cls(
+            privacy_class=PrivacyClass.RESTRICTED,
+            weight=MAX_WEIGHT,
+            categories=frozenset({UNKNOWN_CATEGORY}),
+            handling_constraints=frozenset({LOCAL_ONLY}),
+            lineage_known=False,
+        )
 
     @classmethod
     def public(cls, *parents: str) -> PrivatizationLabel:
@@ -72,6 +82,17 @@ class PrivatizationLabel(BaseModel):
             "handling_constraints": sorted(self.handling_constraints),
             "lineage_known": self.lineage_known,
         }
+
+
+def label_from_json(data: Any) -> PrivatizationLabel:
+    """The inverse of :meth:`PrivatizationLabel.to_json` (class by name); ``ValueError`` if malformed."""
+    if not isinstance(data, dict) or not isinstance(data.get("privacy_class"), str):
+        raise ValueError(f"a label is an object with a privacy_class name like 'PUBLIC', got {data!r:.80}")
+    name = data["privacy_class"].upper()
+    if name not in PrivacyClass.__members__:
+        known = "public, internal, private, restricted"
+        raise ValueError(f"unknown privacy class {data['privacy_class']!r}; known: {known}")
+    return PrivatizationLabel.model_validate({**data, "privacy_class": PrivacyClass[name]})
 
 
 def join_labels(labels: Iterable[PrivatizationLabel]) -> PrivatizationLabel:

@@ -27,7 +27,7 @@ from lychd_core.families import (
     RankingProfile,
     RolePolicy,
 )
-from lychd_core.mediatypes import normalize_media_type
+from lychd_core.mediatypes import check_file_media_types, normalize_media_type
 from lychd_core.plugins import PluginHost, PluginSource, host, load_plugins
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$")
@@ -105,6 +105,11 @@ def check_plugin_object(family: PluginFamily, obj: object, where: str) -> tuple[
         if not isinstance(getattr(obj, "parser_version", None), str) or not obj.parser_version:  # type: ignore[attr-defined]
             raise PluginValidationError(f"{where}: {name!r} parser_version must be a non-empty string")
         media_types = tuple(sorted(declared))
+        if hasattr(obj, "file_media_types"):  # optional: the file names and extensions of its media types
+            try:
+                check_file_media_types(obj.file_media_types, declared)
+            except MediaTypeError as exc:
+                raise PluginValidationError(f"{where}: {name!r}: {exc}") from exc
     if family is PluginFamily.ROLE_POLICY:
         roles = getattr(obj, "roles", None)
         if not isinstance(roles, tuple) or not all(isinstance(role, str) and role for role in roles):

@@ -43,10 +43,17 @@ class Authority(IntEnum):
 
 
 class Trust(IntEnum):
-    """Factual trust ceiling: what a node may be relied on for, never instruction authority."""
+    """Factual trust ceiling: what a node may be relied on for, never instruction authority.
+
+    ``TRUSTED`` material may be relied on as stated; ``CONSTRAINED`` material (tool
+    results, model output, reviews) only for what its producer observed, since it may
+    carry instruction-like prose; ``UNTRUSTED`` material (fetched text, memory,
+    lossy derivations) only as a quotation.
+    """
 
     UNTRUSTED = 0
-    TRUSTED = 1
+    CONSTRAINED = 1
+    TRUSTED = 2
 
 
 class Requirement(IntEnum):
@@ -126,14 +133,16 @@ TRUST_CEILING: Mapping[Provenance, Trust] = MappingProxyType(
         Provenance.REPOSITORY: Trust.TRUSTED,
         Provenance.EXTERNAL: Trust.UNTRUSTED,
         Provenance.MEMORY: Trust.UNTRUSTED,
-        Provenance.TOOL: Trust.TRUSTED,
-        Provenance.AGENT: Trust.TRUSTED,
-        Provenance.REVIEW: Trust.TRUSTED,
-        Provenance.DERIVED_COMPACTION: Trust.UNTRUSTED,
+        Provenance.TOOL: Trust.CONSTRAINED,
+        Provenance.AGENT: Trust.CONSTRAINED,
+        Provenance.REVIEW: Trust.CONSTRAINED,
+        Provenance.DERIVED_COMPACTION: Trust.TRUSTED,
     }
 )
-"""Highest trust material of each provenance may carry: fetched, remembered and
-derived material is never trusted."""
+"""Highest trust material of each provenance may carry: fetched and remembered material
+is never trusted; tool, model and review output is at most constrained. A
+compaction may be trusted only when every source is and its policy preserves trust
+(``lychd_core.compression`` decides; the ceiling only bounds it)."""
 
 
 def ceiling_violation(provenance: Provenance, authority: Authority, trust: Trust) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lychd_compressors.samples import SAMPLE_BUDGETS, SAMPLE_NODES
 
 from lychd_core.families import PluginFamily
 from lychd_core.registry import Registry, get_registry
@@ -34,7 +35,14 @@ FIXTURE = {
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
     PluginFamily.RANKING_PROFILE: ("ranking_profile", RankingProfileContract),
 }
-FIRST_PARTY = {"lychd-structure-python", "lychd-verbatim", "lychd-roles", "lychd-ranking"}
+FIRST_PARTY = {
+    "lychd-structure-python",
+    "lychd-verbatim",
+    "lychd-roles",
+    "lychd-compressors",
+    "lychd-closed-diagnostic",
+    "lychd-ranking",
+}
 
 
 def _contract_class(entry: Any) -> type:
@@ -43,6 +51,12 @@ def _contract_class(entry: Any) -> type:
     if entry.family is PluginFamily.PROJECTION_PROFILE:
         sample = SAMPLES.get(sorted(entry.obj.media_types)[0], b"sample text\nsecond line\n")
         namespace["sample_bytes"] = pytest.fixture(lambda self: sample)
+    if entry.family is PluginFamily.COMPRESSOR and entry.name in SAMPLE_NODES:
+        nodes, budget = SAMPLE_NODES[entry.name], SAMPLE_BUDGETS.get(entry.name)
+        namespace["sample_nodes"] = pytest.fixture(lambda self: nodes)
+        namespace["max_chars"] = pytest.fixture(lambda self: 4_000)
+        if budget is not None:
+            namespace["sample_budget"] = pytest.fixture(lambda self: budget)
     return type(f"TestContract_{entry.family.name}_{entry.name}", (base,), namespace)
 
 

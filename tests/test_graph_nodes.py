@@ -79,20 +79,25 @@ EXPECTED_AUTHORITY = {
         for p in (P.REPOSITORY, P.EXTERNAL, P.MEMORY, P.TOOL, P.AGENT, P.REVIEW, P.DERIVED_COMPACTION)
     },
 }
-UNTRUSTED_ONLY = {P.EXTERNAL, P.MEMORY, P.DERIVED_COMPACTION}
+EXPECTED_TRUST = {
+    **{p: T.TRUSTED for p in (P.SYSTEM, P.APPLICATION, P.USER, P.REPOSITORY, P.DERIVED_COMPACTION)},
+    **{p: T.CONSTRAINED for p in (P.TOOL, P.AGENT, P.REVIEW)},
+    **{p: T.UNTRUSTED for p in (P.EXTERNAL, P.MEMORY)},
+}
 
 
 def test_the_ceiling_tables_are_exactly_the_documented_ones() -> None:
     assert dict(AUTHORITY_CEILING) == EXPECTED_AUTHORITY
-    assert {p for p, t in TRUST_CEILING.items() if t is T.UNTRUSTED} == UNTRUSTED_ONLY
+    assert dict(TRUST_CEILING) == EXPECTED_TRUST
     assert set(AUTHORITY_CEILING) == set(TRUST_CEILING) == set(Provenance)
+    assert [t.name for t in sorted(T)] == ["UNTRUSTED", "CONSTRAINED", "TRUSTED"]
 
 
 @pytest.mark.parametrize(("provenance", "authority", "trust"), list(itertools.product(Provenance, Authority, Trust)))
 def test_every_provenance_authority_trust_combination(
     provenance: Provenance, authority: Authority, trust: Trust
 ) -> None:
-    allowed = authority <= EXPECTED_AUTHORITY[provenance] and not (trust is T.TRUSTED and provenance in UNTRUSTED_ONLY)
+    allowed = authority <= EXPECTED_AUTHORITY[provenance] and trust <= EXPECTED_TRUST[provenance]
     assert (ceiling_violation(provenance, authority, trust) is None) == allowed
     if allowed:
         node = make(provenance=provenance, authority=authority, trust=trust)

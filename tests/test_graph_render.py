@@ -19,7 +19,7 @@ from lychd_core.graph import (
 )
 from lychd_core.graph.render import CLASS_ORDER, MESSAGE_ROLE
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
+from lychd_core.vocabulary import TRUST_CEILING, Authority, ContextClass, Provenance, Requirement, Trust
 
 C, P, A = ContextClass, Provenance, Authority
 EVERYTHING = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
@@ -34,7 +34,7 @@ def node(
         content=content or f"content of {node_id}",
         provenance=provenance,
         authority=authority,
-        trust=Trust.UNTRUSTED if provenance in (P.EXTERNAL, P.MEMORY, P.DERIVED_COMPACTION) else Trust.TRUSTED,
+        trust=Trust.UNTRUSTED if provenance is P.DERIVED_COMPACTION else TRUST_CEILING[provenance],
         context_class=cls,
         requirement=Requirement.OPTIONAL,
         token_estimate=10,

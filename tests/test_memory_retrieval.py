@@ -79,8 +79,8 @@ MATRIX: list[tuple[ExclusionReason, dict[str, Any], dict[str, Any]]] = [
     (ExclusionReason.SCOPE, {"scope": MemoryScope(project="p", actor="b")}, {}),
     (ExclusionReason.SCOPE, {}, {"scope": MemoryScope(project="p", role="writer")}),
     (ExclusionReason.ROLE_HIDDEN, {"source_provenance": Provenance.AGENT}, {}),
-    (ExclusionReason.LIFECYCLE, {"state": "expired"}, {}),
-    (ExclusionReason.LIFECYCLE, {"state": "superseded", "superseded_by": "m9"}, {}),
+    (ExclusionReason.EXPIRED, {"state": "expired"}, {}),
+    (ExclusionReason.SUPERSEDED, {"state": "superseded", "superseded_by": "m9"}, {}),
     (ExclusionReason.QUARANTINED, {"state": "quarantined", "quarantined_at": 50}, {}),
     (ExclusionReason.FUTURE, {"created": 150, "observed": 150}, {}),
     (ExclusionReason.FUTURE, {"observed": 101}, {}),
@@ -140,9 +140,21 @@ def test_a_role_that_cannot_see_memory_sees_none() -> None:
 
 def test_lifecycle_results_from_operations_are_filtered() -> None:
     base = make()
-    assert reason_of(expire(base, 60), ask()) is ExclusionReason.LIFECYCLE
-    assert reason_of(supersede(base, "m2", 60), ask()) is ExclusionReason.LIFECYCLE
+    assert reason_of(expire(base, 60), ask()) is ExclusionReason.EXPIRED
+    assert reason_of(supersede(base, "m2", 60), ask()) is ExclusionReason.SUPERSEDED
     assert reason_of(quarantine(base, 60), ask()) is ExclusionReason.QUARANTINED
+
+
+def test_expired_and_superseded_are_told_apart_in_the_explanation() -> None:
+    base = make()
+    expired, superseded = expire(base, 60), supersede(base, "m2", 60)
+    (by_state,) = retrieve([expired], ask()).explanations
+    (by_time,) = retrieve([make(expires=100)], ask()).explanations
+    (replaced,) = retrieve([superseded], ask()).explanations
+    assert (by_state.reason, by_state.detail) == (ExclusionReason.EXPIRED, "state is expired")
+    assert (by_time.reason, by_time.detail) == (ExclusionReason.EXPIRED, "expired at 100 (now 100)")
+    assert (replaced.reason, replaced.detail) == (ExclusionReason.SUPERSEDED, "superseded by 'm2'")
+    assert replaced.to_json()["reason"] == "superseded" and by_state.to_json()["reason"] == "expired"
 
 
 def test_components_are_bounded_and_the_total_is_the_weighted_sum() -> None:

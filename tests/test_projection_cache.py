@@ -100,14 +100,29 @@ def test_media_decisions_are_remembered_and_verified(tmp_path: Path) -> None:
     assert cache.media(digest, "a.py", None) is None
 
 
-def test_corrupt_database_file_is_moved_aside(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_cache_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
     path.write_bytes(b"this is not an sqlite database, just garbage" * 100)
+    with pytest.raises(ProjectionCacheError, match="not a lychd projection cache"):
+        ProjectionCache(path).put(KEY, OUTCOME, FACTS)
+    assert path.read_bytes() == b"this is not an sqlite database, just garbage" * 100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.key", "p.sqlite3"]
+
+
+def test_a_damaged_cache_of_our_own_is_moved_aside(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    cache = ProjectionCache(path)
+    cache.put(KEY, OUTCOME, FACTS)
+    cache.close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    damaged = path.read_bytes()[:100] + b"\xff" * (path.stat().st_size - 100)
+    path.write_bytes(damaged)
     cache = ProjectionCache(path)
     cache.put(KEY, OUTCOME, FACTS)
     assert cache.get(KEY) == (OUTCOME, FACTS)
     (aside,) = cache.moved_aside
-    assert aside.name.startswith("p.sqlite3.corrupt-") and aside.read_bytes().startswith(b"this is not")
+    assert aside.name.startswith("p.sqlite3.corrupt-") and aside.read_bytes() == damaged
 
 
 def test_foreign_sqlite_database_is_refused_and_untouched(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def test_directory_walk_summary_and_reasons(workspace: Path, capsys: pytest.Capt
     assert status == {
         ".gitignore": "projected",
         "README.md": "projected",
-        "main.c": "unavailable",
+        "main.c": "projected",
         "outside": "unavailable",
         "pipe": "unavailable",
         "pkg/blob.py": "unavailable",
@@ -55,14 +55,15 @@ def test_directory_walk_summary_and_reasons(workspace: Path, capsys: pytest.Capt
         "pkg/old.py": "unavailable",
     }
     reasons = {item["path"]: item["reason"] for item in report["items"] if item["reason"]}
-    assert "no projection rule for media type 'text/x-c'" in reasons["main.c"]
+    by_path = {item["path"]: item for item in report["items"]}
+    assert by_path["main.c"]["profile"] == "verbatim@1" and by_path["main.c"]["media_source"] == "extension"
     assert "outside the workspace" in reasons["outside"]
     assert "special file" in reasons["pipe"]
     assert "application/octet-stream" in reasons["pkg/blob.py"]
     assert "cannot parse" in reasons["pkg/old.py"]
-    assert report["summary"] == {"total": 8, "projected": 3, "cached": 0, "unavailable": 5}
+    assert report["summary"] == {"total": 8, "projected": 4, "cached": 0, "unavailable": 4}
     again = run_json(capsys, "--workspace", str(workspace), str(workspace))
-    assert again["summary"]["cached"] == 3 and again["summary"]["projected"] == 0
+    assert again["summary"]["cached"] == 4 and again["summary"]["projected"] == 0
     assert (workspace / ".lychd" / "projections.sqlite3").exists()
 
 

@@ -150,7 +150,7 @@ def test_check_config_collects_every_registry_problem() -> None:
                 "text/x-other": {"profile": "toy.upper", "revision": 1},
             }
         },
-        compressors=[{"name": "toy.head", "revision": 1, "options": {"ratio": 3}}],
+        compression={"compressors": [{"name": "toy.head", "revision": 1, "options": {"ratio": 3}}]},
     )
     with pytest.raises(ConfigError) as info:
         check_config(parse_config(data), toy_registry())
@@ -158,7 +158,7 @@ def test_check_config_collects_every_registry_problem() -> None:
     assert "revision 2 is pinned, but revision 1 is installed" in text
     assert "Did you mean 'toy.upper'" in text
     assert "does not accept text/x-other" in text
-    assert "compressors[0].options rejected by toy.head@1: ratio: unknown key" in text
+    assert "compression.compressors[0].options rejected by toy.head@1: ratio: unknown key" in text
 
 
 def test_plugin_options_are_validated_with_field_path() -> None:

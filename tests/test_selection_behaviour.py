@@ -309,7 +309,7 @@ def test_the_plan_json_carries_everything_needed_to_audit_it() -> None:
     graph = ContextGraph([user("query", 5, requirement=R.REQUIRED), node("a", 10), node("b", 100)])
     plan = select(graph, EVERYTHING, budget(50), SelectionBounds(max_nodes=10))
     data = plan.to_json()
-    assert data["format"] == "lychd.selection-plan" and data["version"] == 1
+    assert data["format"] == "lychd.selection-plan" and data["version"] == 2
     assert data["graph"] == graph.digest
     assert data["profile"]["role"] == "writer"
     assert data["budget"]["usable"] == 50 and data["bounds"]["max_nodes"] == 10

@@ -46,7 +46,7 @@ def test_a_doomed_dependency_dooms_its_dependents_with_the_same_reason() -> None
     )
     plan = select(graph, EVERYTHING, budget(20))
     assert plan.selected == ("spare",)
-    assert plan.explanations["huge"].detail == "its unselected closure needs at least 50 tokens; 20 remained"
+    assert plan.explanations["huge"].detail == "its unselected closure needs 50 tokens; 20 remained"
     assert plan.explanations["a"].detail == "depends on 'huge', whose closure cannot fit the tokens bound"
     assert plan.explanations["b"].detail == "depends on 'a', whose closure cannot fit the tokens bound"
     assert plan.explanations["b"].reason is OmissionReason.TOKEN_BUDGET
@@ -109,16 +109,16 @@ def test_selection_stops_once_no_single_node_fits_and_explains_the_rest(monkeypa
     assert len(probes) == 1  # "second" brought "first" in with it
     explained = plan.explanations["low007"]
     assert explained.reason is OmissionReason.TOKEN_BUDGET
-    assert explained.detail == "its unselected closure needs at least 5 tokens; 2 remained"
+    assert explained.detail == "its unselected closure needs 5 tokens; 2 remained"
     assert plan.accounting.remaining == 2
 
 
 @pytest.mark.parametrize(
     ("bounds", "reason", "detail"),
     [
-        (SelectionBounds(max_nodes=1), OmissionReason.NODE_LIMIT, "needs at least 1 nodes; 0 remained"),
+        (SelectionBounds(max_nodes=1), OmissionReason.NODE_LIMIT, "needs 1 nodes; 0 remained"),
         (SelectionBounds(max_history_groups=1), OmissionReason.OUTSIDE_TURN_WINDOW, "1 history groups; 0 remained"),
-        (SelectionBounds(max_chars=12), OmissionReason.CHARACTER_LIMIT, "needs at least 10 characters; 2 remained"),
+        (SelectionBounds(max_chars=12), OmissionReason.CHARACTER_LIMIT, "needs 10 characters; 2 remained"),
     ],
 )
 def test_any_spent_bound_ends_the_loop(bounds: SelectionBounds, reason: OmissionReason, detail: str) -> None:
@@ -133,4 +133,4 @@ def test_required_material_that_spends_the_budget_leaves_every_optional_root_exp
     graph = ContextGraph([node("must", 10, requirement=R.REQUIRED), node("may", 1)])
     plan = select(graph, EVERYTHING, budget(10))
     assert plan.selected == ("must",)
-    assert plan.explanations["may"].detail == "its unselected closure needs at least 1 tokens; 0 remained"
+    assert plan.explanations["may"].detail == "its unselected closure needs 1 tokens; 0 remained"

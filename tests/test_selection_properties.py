@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from lychd_core.digests import canonical_json
 from lychd_core.errors import SelectionError
 from lychd_core.graph import (
+    BOUND_ORDER,
     ContextGraph,
     ContextNode,
+    Explanation,
     OmissionReason,
     RequiredHiddenError,
     RequiredOverBudgetError,
@@ -42,7 +44,7 @@ from lychd_core.vocabulary import (
 )
 
 ROLES = ("writer", "reviewer", "fixer", "guest")
-BOUND_ORDER = (
+REFERENCE_REASONS = (
     OmissionReason.OUTSIDE_TURN_WINDOW,
     OmissionReason.TOKEN_BUDGET,
     OmissionReason.CHARACTER_LIMIT,
@@ -141,6 +143,7 @@ def reference(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bo
     selected: list[str] = []
     why: dict[str, tuple[SelectionReason, str]] = {}
     exceeded: dict[str, set[OmissionReason]] = {}
+    needed: dict[str, tuple[list[int], list[int | None]]] = {}
 
     def cost(ids: set[str]) -> list[int]:
         members = [by_id[i] for i in ids]
@@ -149,7 +152,9 @@ def reference(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bo
         return [history, tokens, sum(m.chars for m in members), sum(m.byte_size for m in members), len(members)]
 
     def over(need: list[int]) -> set[OmissionReason]:
-        return {BOUND_ORDER[b] for b, limit in enumerate(limits) if limit is not None and used[b] + need[b] > limit}
+        return {
+            REFERENCE_REASONS[b] for b, limit in enumerate(limits) if limit is not None and used[b] + need[b] > limit
+        }
 
     def admit(root: str, root_reason: SelectionReason, dependency_reason: SelectionReason) -> None:
         post: list[str] = []
@@ -187,14 +192,19 @@ def reference(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bo
         if node.exclusive_group in taken:
             exceeded[node.id] = {OmissionReason.ALTERNATIVE_SELECTED}
             continue
-        too_big = over(cost(closure(node.id) - set(why)))
+        need = cost(closure(node.id) - set(why))
+        too_big = over(need)
         if too_big:
             exceeded[node.id] = too_big
+            needed[node.id] = (
+                need,
+                [None if limit is None else limit - u for limit, u in zip(limits, used, strict=True)],
+            )
         else:
             admit(node.id, SelectionReason.OPTIONAL_ROOT, SelectionReason.OPTIONAL_DEPENDENCY)
             if node.exclusive_group is not None:
                 taken.add(node.exclusive_group)
-    return tuple(selected), why, exceeded, hidden, blocked
+    return tuple(selected), why, exceeded, hidden, blocked, needed
 
 
 def attempt(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bounds: SelectionBounds) -> Any:
@@ -216,7 +226,7 @@ def test_selection_matches_the_naive_reference(case: tuple[Any, ...]) -> None:
         assert (type(outcome), outcome.node_id) == expected  # type: ignore[attr-defined]
         return
     assert not isinstance(expected[0], type), f"reference failed with {expected}, select did not"
-    selected, why, exceeded, hidden, blocked = expected
+    selected, why, exceeded, hidden, blocked, needed = expected
     assert outcome.selected == selected
     for node_id, explanation in outcome.explanations.items():
         node = graph.node(node_id)
@@ -230,6 +240,33 @@ def test_selection_matches_the_naive_reference(case: tuple[Any, ...]) -> None:
             assert explanation.reason is OmissionReason.NOT_NEEDED
         else:
             assert explanation.reason in exceeded[node_id], (node_id, explanation, exceeded[node_id])
+            check_bound_fields(explanation, *needed[node_id])
+
+
+def check_bound_fields(explanation: Explanation, need: list[int], remained: list[int | None]) -> None:
+    """The typed fields of a bound omission agree with the reference's whole-closure count."""
+    assert explanation.bound is not None and explanation.bound.reason is explanation.reason
+    if explanation.needs is None:  # omitted through a doomed dependency, which it names
+        assert explanation.blocking is not None
+        return
+    assert explanation.remaining is not None
+    # the reference's order: history, tokens, chars, bytes, nodes
+    counted, left = explanation.needs.amounts, explanation.remaining
+    ours = [counted.history_groups, counted.tokens, counted.chars, counted.bytes, counted.nodes]
+    mine = [left.history_groups, left.tokens, left.chars, left.bytes, left.nodes]
+    # Found when the selector met it, possibly during an earlier root's walk: then at least
+    # as much remained as when the reference tries it as a root.
+    assert all(
+        (a is None) == (b is None) and (a is None or b is None or a >= b) for a, b in zip(mine, remained, strict=True)
+    )
+    if mine == remained:
+        if explanation.needs.lower_bound:
+            assert all(a is not None and a <= b for a, b in zip(ours, need, strict=True))
+        else:
+            assert ours == need
+    # the bound is the first, in the fixed order, that the counted closure exceeds
+    over = [b for b in BOUND_ORDER if (left.of(b) is not None and (counted.of(b) or 0) > (left.of(b) or 0))]
+    assert over and over[0] is explanation.bound
 
 
 @fast
@@ -325,7 +362,7 @@ def test_a_random_dag_of_2000_nodes_matches_the_reference(seed: int) -> None:
     profile = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
     budget = TokenBudget(window=3_000 + 500 * seed, reserved_output=0)
     case = (graph, profile, budget, SelectionBounds(max_history_groups=5 * seed or None))
-    selected, _why, exceeded, _hidden, _blocked = reference(*case)
+    selected, _why, exceeded, _hidden, _blocked, _needed = reference(*case)
     plan = select(*case)
     assert plan.selected == selected
     for node_id, explanation in plan.explanations.items():

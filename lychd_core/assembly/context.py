@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from lychd_core.blocks import Block, Layer
 from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy.egress import label_sources
 from lychd_core.ranking import RankedFloor, ranking_json
 
 
@@ -52,6 +54,12 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    compression: dict[str, Any] | None = None
+    """What compression did: placement, whether it ran and why, each compaction's receipt."""
+    execution: dict[str, Any] | None = None
+    """The Execution Projection that replaced settled history, item by item, if any."""
+    node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
+    """The label of every selected node; ``label`` is their join."""
     ranking: RankedFloor | None = None
     """How the optional Codex material was ranked (``None`` when no ranking profile is configured)."""
     _history: tuple[str, ...] = ()
@@ -110,8 +118,12 @@ class AssembledContext:
             },
             "layer_chars": dict(sorted(self.layer_chars.items())),
             "label": self.label.to_json(),
+            "node_labels": {node_id: label.to_json() for node_id, label in self.node_labels.items()},
+            "label_sources": label_sources(self.node_labels),
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
+            "compression": self.compression,
+            "execution": self.execution,
             "ranking": None if self.ranking is None else ranking_json(self.ranking, self.plan),
         }

@@ -44,8 +44,8 @@ FLOOR_KINDS: dict[Layer, NodeKind] = {
 # Memory is quoted, non-authoritative, untrusted evidence: never policy, never a capability.
 MEMORY = NodeKind(Provenance.MEMORY, Authority.NON_AUTHORITATIVE, Trust.UNTRUSTED, ContextClass.MEMORY_EVIDENCE)
 QUERY = NodeKind(Provenance.USER, Authority.USER_INSTRUCTION, Trust.TRUSTED, ContextClass.QUERY)
-CONTINUATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.CONTINUATION)
-HISTORY = NodeKind(Provenance.AGENT, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.HISTORY)
+CONTINUATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.CONSTRAINED, ContextClass.CONTINUATION)
+HISTORY = NodeKind(Provenance.AGENT, Authority.NON_AUTHORITATIVE, Trust.CONSTRAINED, ContextClass.HISTORY)
 
 
 def estimate_tokens(chars: int, chars_per_token: int) -> int:

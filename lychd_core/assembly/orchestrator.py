@@ -15,6 +15,14 @@ from typing import Any
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required
 from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
+from lychd_core.assembly.execution import (
+    ExecutionProjection,
+    execution_nodes,
+    execution_report,
+    render_execution,
+)
+from lychd_core.assembly.execution import kept_labels as execution_labels
+from lychd_core.assembly.execution import required_chars as execution_required_chars
 from lychd_core.assembly.nodes import (
     continuation_node,
     floor_node,
@@ -25,20 +33,33 @@ from lychd_core.assembly.nodes import (
     query_node,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
+from lychd_core.compression.assembly import (
+    compress_for_assembly,
+    derived_labels,
+    placement_of,
+    render_floor,
+    render_history,
+)
 from lychd_core.config import LychdConfig
 from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError, LeaseError
+from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, select
 from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
 from lychd_core.labels import PrivatizationLabel, join_labels
-from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan, SqliteMemoryStore
-from lychd_core.projection.cache import ProjectionCache
+from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan
+from lychd_core.privacy.gate import EgressGate
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.ranking import rank_floor, ranking_query
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
+from lychd_core.stores.factory import open_memory_store, open_projection_cache
 from lychd_core.vocabulary import Requirement
+
+UNBOUNDED_SCAN = 1 << 62
+"""With compression at a placement, history scanning stops at the turn window plus
+``[compression] scan_groups``, not at the character cap: compressors may make more fit."""
 
 
 class ContextOrchestrator:
@@ -59,6 +80,7 @@ class ContextOrchestrator:
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
         self.environments = EnvironmentSnapshots()
+        self.gate = EgressGate(config.egress)
 
     # --- run cache -----------------------------------------------------------------
 
@@ -100,8 +122,7 @@ class ContextOrchestrator:
             raise AssemblyError("memory retrieval needs a workspace; pass workspace= to the orchestrator")
         role = role or self.config.assembly.role
         scope_fields = {name: query.pop(name, None) for name in ("project", "workspace", "repository", "actor")}
-        path = self.config.stores.path_of(self.config.stores.memory, self.workspace.root)
-        with SqliteMemoryStore.open(path, create=False) as store:
+        with open_memory_store(self.config, self.workspace.root, create=False) as store:
             return store.query(
                 MemoryQuery(
                     scope=MemoryScope(**scope_fields, role=role),
@@ -116,8 +137,7 @@ class ContextOrchestrator:
         if self._projector is None:
             if self.workspace is None:
                 raise AssemblyError("material references need a workspace; pass workspace= to the orchestrator")
-            stores = self.config.stores
-            cache = ProjectionCache(stores.path_of(stores.projection_cache, self.workspace.root))
+            cache = open_projection_cache(self.config, self.workspace.root)
             self._projector = Projector(self.config, self.registry, self.workspace, cache)
         return self._projector
 
@@ -145,8 +165,20 @@ class ContextOrchestrator:
         history_label: PrivatizationLabel | None = None,
         continuation_label: PrivatizationLabel | None = None,
         query_label: PrivatizationLabel | None = None,
+        target: str | None = None,
+        compress: bool | None = None,
+        semantic: Compressor | None = None,
+        execution: ExecutionProjection | None = None,
     ) -> AssembledContext:
-        """Assemble one model call's context, or refuse with a typed error before inference."""
+        """Assemble one model call's context, or refuse with a typed error before inference.
+
+        With ``target``, the context must also pass the egress gate for that configured
+        target (``EgressRefused`` names the offending nodes and their labels).
+        ``compress`` overrides the configured compression placement (``True``: over-budget,
+        ``False``: never); ``semantic`` is a caller-built model compressor, run at its own
+        placement after them (see docs/compression.md). ``execution``, at its declared
+        placement, replaces settled history for this call (see docs/assembly.md).
+        """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
         if not query:
@@ -175,40 +207,69 @@ class ContextOrchestrator:
         nodes.append(query_node(query, cpt))
         if continuation_json:
             nodes.append(continuation_node(continuation_text, cpt))
+        if execution is not None:
+            execution = ExecutionProjection.parse(execution)
+            nodes += execution_nodes(execution, cpt)
 
         parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
         for block, req in zip(floor, floor_required, strict=True):
             parts[block.layer.name.lower()] += len(block.text) if req else 0
         parts["query"] = len(query)
         parts["continuation"] = len(continuation_text)
+        if execution is not None:
+            parts["execution"] = execution_required_chars(execution)
         required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
         required_chars = reserve_required(bounds, parts, required_tokens)
 
+        compressing = placement_of(self.config, compress) != "never" or semantic is not None
         history_nodes, history_groups, older = self._history_nodes(
-            history, bounds.turn_window, bounds.char_cap - required_chars, cpt
+            () if execution is not None else history,
+            bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
+            UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
+            cpt,
         )
         nodes += history_nodes
-        if older:
+        if execution is not None and history:
+            not_nodes.append(Unexplained(f"history[0:{len(history)}]", f"replaced by {execution.placement}"))
+        elif older:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
         graph = ContextGraph(nodes)
         plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+        source_labels = {floor_node_id(b): b.label for b in floor}
+        source_labels.update({n.id: history_label for n in history_nodes if history_label is not None})
+        compression = compress_for_assembly(
+            graph,
+            plan,
+            self.config,
+            self.registry,
+            compress=compress,
+            chars_per_token=cpt,
+            labels=source_labels,
+            older_unseen=older,
+            semantic=semantic,
+        )
+        if compression.outcome is not None:
+            graph, plan = compression.outcome.graph, compression.outcome.plan
         selected = set(plan.selected)
 
-        kept_floor = tuple(b for b in floor if floor_node_id(b) in selected)
+        kept_floor = render_floor(floor, selected, compression)
         kept_memory = [m for m in memory if m.node_id in selected]
+        ordered_groups = [(history_node_id(g), g.start, g.texts) for g in reversed(history_groups)]
+        kept_history, kept_start, _ = render_history(ordered_groups, selected, compression)
+        if execution is not None:
+            kept_history = render_execution(execution, selected)
         kept_groups = [g for g in history_groups if history_node_id(g) in selected]
-        kept_history = tuple(text for g in reversed(kept_groups) for text in g.texts)
-        unlabelled = PrivatizationLabel.restricted_unknown()
-        labels = [b.label for b in kept_floor] + [unlabelled for _ in kept_memory] + [query_label or unlabelled]
-        if kept_history:
-            labels.append(history_label or unlabelled)
-        if continuation_json:
-            labels.append(continuation_label or unlabelled)
+        given = (history_label, continuation_label, query_label)
+        source_floor = [b for b in kept_floor if floor_node_id(b) in selected]
+        node_labels = self._node_labels(source_floor, kept_memory, kept_groups, bool(continuation_json), *given)
+        node_labels.update(derived_labels(compression, selected))
+        if execution is not None:
+            node_labels.update(execution_labels(execution, selected))
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
             "memory": sum(len(m.text) for m in kept_memory),
-            "history": sum(g.chars for g in kept_groups),
+            "history": sum(len(text) for text in kept_history),
             "continuation": len(continuation_text),
             "query": len(query),
         }
@@ -219,21 +280,46 @@ class ContextOrchestrator:
             floor=kept_floor,
             prefix_digest=prefix_digest(kept_floor),
             query=query,
-            label=join_labels(labels),
+            label=join_labels(node_labels.values()),
+            node_labels=node_labels,
             bounds=bounds,
             required_chars=required_chars,
             used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
             plan=plan,
-            history_start=min((g.start for g in kept_groups), default=len(history)),
+            history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
             layer_chars=layer_chars,
+            compression=compression.to_json(),
+            execution=None if execution is None else execution_report(execution, selected),
             ranking=ranked if ranked.report is not None else None,
             _history=kept_history,
             _continuation=continuation_json,
         )
+        if target is not None:
+            self.gate.check(assembled, target)  # refuse before inference, before anything is retained
         self._retain(assembled, session_id, grant, floor)
         return assembled
+
+    @staticmethod
+    def _node_labels(
+        floor: Sequence[Block],
+        memory: Sequence[MemoryEvidence],
+        groups: Sequence[MessageGroup],
+        continuation: bool,
+        history_label: PrivatizationLabel | None,
+        continuation_label: PrivatizationLabel | None,
+        query_label: PrivatizationLabel | None,
+    ) -> dict[str, PrivatizationLabel]:
+        """The label of every selected node; unlabelled inputs are restricted with unknown lineage."""
+        unlabelled = PrivatizationLabel.restricted_unknown()
+        labels = {floor_node_id(block): block.label for block in floor}
+        labels.update((evidence.node_id, evidence.label) for evidence in memory)
+        labels.update((history_node_id(group), history_label or unlabelled) for group in groups)
+        if continuation:
+            labels["continuation"] = continuation_label or unlabelled
+        labels["query"] = query_label or unlabelled
+        return labels
 
     def _floor(
         self,

@@ -50,6 +50,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--role", help="role whose policy filters the context (default from config)")
     parser.add_argument("--window", type=int, help="known model context window in tokens")
     parser.add_argument("--reserve-output", type=int, help="tokens reserved for the model's output")
+    parser.add_argument(
+        "--compress",
+        action="store_true",
+        help="run the pinned [compression] compressors when optional material would be omitted (over-budget)",
+    )
     memory = parser.add_argument_group("derived memory (quoted, non-authoritative evidence in layer 4)")
     memory.add_argument("--memory", action="store_true", help="retrieve evidence from the configured memory store")
     memory.add_argument("--project", help="memory scope: project")
@@ -135,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             role=args.role,
             window=args.window,
             reserve_output=args.reserve_output,
+            compress=True if args.compress else None,
         )
     finally:
         orchestrator.close()
@@ -200,6 +206,7 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
             f"({', '.join(f'{reason} {count}' for reason, count in sorted(plan['counts'].items()))}); "
             "`lychd memory query --explain` explains each record"
         )
+    show_compression(assembled.compression)
     if assembled.ranking is not None and assembled.ranking.report is not None:
         console.print(ranking_summary(assembled.ranking.report), soft_wrap=True)
     console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
@@ -208,3 +215,32 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
         f"joined label: {label.privacy_class.name} weight {label.weight}"
         + ("" if label.lineage_known else " (lineage unknown)")
     )
+
+
+def show_compression(report: dict[str, Any] | None) -> None:
+    """What compression did: why it ran or not, and what each compaction saved."""
+    if report is None or (not report["ran"] and report["placement"] == "never"):
+        return
+    if not report["ran"]:
+        console.print(f"compression ({report['placement']}): did not run: {plain(report['reason'])}")
+        return
+    saved = report["saved"]
+    console.print(
+        f"compression ({report['placement']}): {plain(report['reason'])}; "
+        f"saved {saved['chars']:,} characters, {saved['tokens']:,} tokens"
+    )
+    table = Table(title="compactions (derived, non-authoritative; sources unchanged)")
+    table.add_column("derived node", overflow="fold", ratio=3)
+    table.add_column("compressor", overflow="fold", ratio=2)
+    table.add_column("replaces", overflow="fold", ratio=3)
+    table.add_column("saved chars", justify="right", no_wrap=True)
+    table.add_column("declared omissions", overflow="fold", ratio=3)
+    for receipt in report["compactions"]:
+        table.add_row(
+            plain(receipt["output"]["id"]),
+            plain(receipt["policy"]["id"]),
+            plain(", ".join(source["id"] for source in receipt["sources"])),
+            f"{receipt['saved']['chars']:,}",
+            plain("; ".join(o["reason"] for o in receipt["omissions"])),
+        )
+    console.print(table)

@@ -75,7 +75,7 @@ def _pins(config: LychdConfig) -> list[dict[str, Any]]:
     if config.privacy_profile is not None:
         pin = config.privacy_profile
         pins.append({"where": "privacy profile", "name": pin.name, "revision": pin.revision})
-    pins.extend({"where": "compressor", "name": p.name, "revision": p.revision} for p in config.compressors)
+    pins.extend({"where": "compressor", "name": p.name, "revision": p.revision} for p in config.compression.compressors)
     return pins
 
 

@@ -46,6 +46,7 @@ def iter_fields(model: type[BaseModel] = LychdConfig, prefix: str = "") -> Itera
 def _type_name(annotation: Any) -> str:
     text = getattr(annotation, "__name__", None) if get_origin(annotation) is None else None
     text = text or str(annotation).replace("typing.", "").replace("lychd_core.config.", "")
+    text = text.replace("lychd_core.privacy.settings.", "")
     return text.replace("|", "\\|")
 
 

@@ -1,4 +1,4 @@
-"""``lychd memory add|forget|query|rebuild|stats`` on the embedded store of a workspace."""
+"""``lychd memory add|forget|query|rebuild|stats|check|copy`` on the configured store of a workspace."""
 
 from __future__ import annotations
 
@@ -10,16 +10,13 @@ from rich.table import Table
 
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
-from lychd_core.memory import (
-    ClaimType,
-    MemoryQuery,
-    MemoryScope,
-    RetrievalPlan,
-    SqliteMemoryStore,
-    load_records_file,
-)
+from lychd_core.errors import ConfigError
+from lychd_core.memory import ClaimType, MemoryQuery, MemoryScope, RetrievalPlan, load_records_file
 from lychd_core.registry import get_registry
 from lychd_core.roles import RoleProfile
+from lychd_core.stores import MemoryStore
+from lychd_core.stores.copy import copy_memory_store
+from lychd_core.stores.factory import describe_store, open_memory_store
 
 
 def add_parser(subparsers: Any) -> None:
@@ -64,18 +61,22 @@ def add_parser(subparsers: Any) -> None:
     stats = actions.add_parser("stats", parents=[common], help="counts, schema version and index digest")
     stats.set_defaults(func=run_stats)
 
+    check = actions.add_parser("check", parents=[common], help="verify every stored record against its digest")
+    check.set_defaults(func=run_check)
+
+    copy = actions.add_parser(
+        "copy", parents=[common], help="copy the store to the memory store another config names, verifying digests"
+    )
+    copy.add_argument("--to", required=True, metavar="CONFIG", help="TOML config whose [stores.memory] receives it")
+    copy.set_defaults(func=run_copy)
+
 
 def _config(args: argparse.Namespace) -> LychdConfig:
     return default_config() if args.config is None else load_config(args.config)
 
 
-def _store_path(args: argparse.Namespace, config: LychdConfig) -> Path:
-    return config.stores.path_of(config.stores.memory, Path(args.workspace))
-
-
-def _open(args: argparse.Namespace, *, create: bool) -> SqliteMemoryStore:
-    config = _config(args)
-    return SqliteMemoryStore.open(_store_path(args, config), create=create)
+def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
+    return open_memory_store(_config(args), Path(args.workspace), create=create)
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -114,7 +115,7 @@ def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
 
 def run_query(args: argparse.Namespace) -> int:
     config = _config(args)
-    with SqliteMemoryStore.open(_store_path(args, config), create=False) as store:
+    with open_memory_store(config, Path(args.workspace), create=False) as store:
         now = store.last_observation() if args.now is None else args.now
         query = MemoryQuery(
             scope=MemoryScope(
@@ -199,4 +200,38 @@ def run_stats(args: argparse.Namespace) -> int:
     for key, value in stats.items():
         table.add_row(key, plain(str(value)))
     console.print(table)
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    with _open(args, create=False) as store:
+        result = store.check()
+        result["index_digest"] = store.rebuild_index().digest
+    if args.json:
+        emit_json(result)
+    else:
+        console.print(f"ok: {result['revisions']} revision(s) verified; index digest {result['index_digest']}")
+    return 0
+
+
+def run_copy(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace)
+    source_config, target_config = _config(args), load_config(args.to)
+    source_at = describe_store(source_config, source_config.stores.memory, workspace)
+    target_at = describe_store(target_config, target_config.stores.memory, workspace)
+    if source_at == target_at:
+        raise ConfigError(f"memory copy: --to {args.to} names the same store as the source ({source_at})")
+    with (
+        open_memory_store(source_config, workspace, create=False) as source,
+        open_memory_store(target_config, workspace, create=True) as target,
+    ):
+        result = {"from": source_at, "to": target_at, **copy_memory_store(source, target)}
+    if args.json:
+        emit_json(result)
+    else:
+        console.print(
+            f"copied {result['revisions']} revision(s) and {result['tombstones']} tombstone(s) from "
+            f"{plain(source_at)} to {plain(target_at)}; both index digests are {result['index_digest']}",
+            soft_wrap=True,
+        )
     return 0

@@ -16,11 +16,12 @@ from rich.table import Table
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import MaterialError
-from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialNotFoundError, MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
+from lychd_core.stores.factory import open_projection_cache
 
 PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50
@@ -45,7 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 def collect_paths(workspace: Workspace, config: LychdConfig, arguments: list[str]) -> tuple[list[str], list[Any]]:
     """Workspace-relative files named or found under the arguments, plus unreadable directories."""
-    state_dir = config.stores.path_of(config.stores.projection_cache, workspace.root).parent
+    state_dir = config.stores.state_path(workspace.root)
     files: dict[str, None] = {}
     unreadable: list[tuple[str, str]] = []
     for argument in arguments:
@@ -89,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
     refs, refused = _refs(workspace, paths)
-    cache = None
-    if not args.no_cache:
-        cache = ProjectionCache(config.stores.path_of(config.stores.projection_cache, workspace.root))
+    cache = None if args.no_cache else open_projection_cache(config, workspace.root)
     projector = Projector(config, get_registry(), workspace, cache)
     show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
     try:
@@ -100,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    items = [_item(c, args.show) for c in contributions]
+    items = [_item(c, args.show, projector.media_table) for c in contributions]
     items.extend({"path": path, "status": "unavailable", "reason": reason} for path, reason in refused.items())
     items.extend(
         {"path": path, "status": "unavailable", "reason": f"unreadable directory: {why}"} for path, why in unreadable
@@ -117,12 +116,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _item(contribution: Contribution, show: bool) -> dict[str, Any]:
+def media_source(contribution: Contribution, table: MediaTable) -> dict[str, Any]:
+    """Which source decided the media type, and for a declared one, who declared it."""
+    media = contribution.media
+    if media is None:
+        return {"media_source": None}
+    found = table.lookup(contribution.ref.path or "") if media.source.startswith(("config-", "profile-")) else None
+    return {"media_source": media.source, "media_declared_by": None if found is None else found[0].declared_by}
+
+
+def _item(contribution: Contribution, show: bool, projector_table: MediaTable) -> dict[str, Any]:
     block = contribution.block
     item: dict[str, Any] = {
         "path": contribution.ref.source,
         "status": "unavailable" if block is None else ("cached" if contribution.cached else "projected"),
         "media_type": contribution.media_type,
+        **media_source(contribution, projector_table),
         "profile": contribution.profile_pin,
         "reason": contribution.unavailable,
     }

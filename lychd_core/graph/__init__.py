@@ -8,7 +8,18 @@ from lychd_core.graph.budget import (
     TokenBudget,
 )
 from lychd_core.graph.errors import RequiredHiddenError, RequiredOverBudgetError
-from lychd_core.graph.explain import Explanation, OmissionReason, SelectionPlan, SelectionReason
+from lychd_core.graph.explain import (
+    BOUND_ORDER,
+    Amounts,
+    Bound,
+    ClosureNeeds,
+    Explanation,
+    HiddenBy,
+    HiddenRule,
+    OmissionReason,
+    SelectionPlan,
+    SelectionReason,
+)
 from lychd_core.graph.graph import (
     ContextGraph,
     DuplicateNodeError,
@@ -23,15 +34,21 @@ from lychd_core.graph.render import MessageRole, RenderPlan, RenderSegment, rend
 from lychd_core.graph.selection import select, visible
 
 __all__ = [
+    "BOUND_ORDER",
     "MAX_CONTENT_BYTES",
     "MAX_INT",
     "AccountingOverflowError",
+    "Amounts",
+    "Bound",
     "BudgetAccounting",
+    "ClosureNeeds",
     "ContextGraph",
     "ContextNode",
     "DuplicateNodeError",
     "Explanation",
     "GraphCycleError",
+    "HiddenBy",
+    "HiddenRule",
     "MessageRole",
     "MissingDependencyError",
     "OmissionReason",

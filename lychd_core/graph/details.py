@@ -6,22 +6,37 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from lychd_core.errors import SelectionError
-from lychd_core.graph.explain import Explanation, OmissionReason, SelectionReason
+from lychd_core.graph.budget import MAX_INT
+from lychd_core.graph.explain import (
+    Amounts,
+    Bound,
+    ClosureNeeds,
+    Explanation,
+    HiddenBy,
+    HiddenRule,
+    OmissionReason,
+    SelectionReason,
+)
 from lychd_core.graph.graph import ContextGraph
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
 
-# Bound codes index these; a failed admission reports the first bound, in this order, it exceeds.
+# Bound codes index the selector's arrays (``sizes[4 * i + code]``, ``remaining[code]``).
 HISTORY, TOKENS, CHARS, BYTES, NODES = range(5)
-BOUND_REASONS = (
-    OmissionReason.OUTSIDE_TURN_WINDOW,
-    OmissionReason.TOKEN_BUDGET,
-    OmissionReason.CHARACTER_LIMIT,
-    OmissionReason.BYTE_LIMIT,
-    OmissionReason.NODE_LIMIT,
-)
-UNITS = ("history groups", "tokens", "characters", "bytes", "nodes")
+BOUNDS = (Bound.TURN_WINDOW, Bound.TOKENS, Bound.CHARACTERS, Bound.BYTES, Bound.NODES)
+"""The :class:`Bound` of each code."""
+CHECK_ORDER = (TOKENS, NODES, CHARS, BYTES, HISTORY)
+"""The codes in ``BOUND_ORDER``: a failed admission reports the first bound, in this
+order, that the counted closure exceeds."""
+BOUND_REASONS = tuple(bound.reason for bound in BOUNDS)
+UNITS = tuple(bound.unit for bound in BOUNDS)
+
+
+def first_exceeded(counted: tuple[int, ...], remaining: tuple[int, ...] | list[int]) -> int:
+    """The first bound code, in ``CHECK_ORDER``, whose count exceeds what remains (-1: none)."""
+    return next((code for code in CHECK_ORDER if counted[code] > remaining[code]), -1)
+
 
 # Selection states (0 = not selected) and visibility states (0 = visible).
 REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY = 1, 2, 3, 4
@@ -34,6 +49,11 @@ _SELECTED = {
     OPTIONAL_ROOT: SelectionReason.OPTIONAL_ROOT,
     OPTIONAL_DEPENDENCY: SelectionReason.OPTIONAL_DEPENDENCY,
 }
+
+
+Failure = tuple[tuple[int, ...] | None, tuple[int, ...]]
+"""What the walk counted before it stopped (``None``: the node's own sizes, no walk), and
+every bound's remaining amount then."""
 
 
 @dataclass(slots=True)
@@ -52,10 +72,10 @@ class Outcome:
     """Selected nodes in admission order ..."""
     admissions: list[tuple[int, int]]
     """... in runs, one per admitted closure: where the run ends in ``order``, and its root."""
-    failures: dict[int, tuple[int, int]]
-    """Nodes doomed on their own (not through a doomed dependency): the amount of their
-    bound they were found to need at least, and the amount that remained. Few nodes
-    fail this way, so a dict beats two arrays the size of the graph."""
+    failures: dict[int, Failure]
+    """Nodes doomed on their own (not through a doomed dependency): what their closure was
+    counted to need and what remained. Few nodes fail this way, so a dict beats arrays the
+    size of the graph."""
     excluded: dict[int, int] = field(default_factory=dict)
     """Alternatives closed because another member of their exclusive group was selected: that member."""
     final: tuple[int, ...] = ()
@@ -74,15 +94,37 @@ class Outcome:
         )
 
 
-def hidden_why(profile: RoleProfile, node: ContextNode) -> str:
+def hidden_by(profile: RoleProfile, node: ContextNode) -> HiddenBy:
     """Why ``profile`` hides ``node``."""
     role = profile.role
     if node.context_class not in profile.visible_classes:
-        return f"role {role!r} does not see class {node.context_class.value!r}"
+        return HiddenBy(HiddenRule.CLASS, role, node.context_class.value)
     if node.provenance not in profile.visible_provenances:
-        return f"role {role!r} does not see provenance {node.provenance.value!r}"
-    roles = ", ".join(sorted(node.visible_to or ()))
-    return f"the node is visible only to roles [{roles}]"
+        return HiddenBy(HiddenRule.PROVENANCE, role, node.provenance.value)
+    return HiddenBy(HiddenRule.VISIBLE_TO, role, tuple(sorted(node.visible_to or ())))
+
+
+def hidden_why(profile: RoleProfile, node: ContextNode) -> str:
+    """Why ``profile`` hides ``node``, in words."""
+    return hidden_by(profile, node).prose()
+
+
+def amounts(counts: tuple[int, ...]) -> Amounts:
+    """Bound codes' amounts as :class:`Amounts`; above ``MAX_INT`` (an unset bound) is ``None``."""
+
+    def value(code: int) -> int | None:
+        return counts[code] if counts[code] <= MAX_INT else None
+
+    return Amounts(value(TOKENS), value(NODES), value(CHARS), value(BYTES), value(HISTORY))
+
+
+def needs(counts: tuple[int, ...], complete: bool) -> ClosureNeeds:
+    """Counted needs, capped at ``MAX_INT`` (then a lower bound, which stays true)."""
+    capped = tuple(min(value, MAX_INT) for value in counts)
+    exact = complete and capped == tuple(counts)
+    return ClosureNeeds(
+        Amounts(capped[TOKENS], capped[NODES], capped[CHARS], capped[BYTES], capped[HISTORY]), not exact
+    )
 
 
 class ExplanationMap(Mapping[str, Explanation]):
@@ -131,37 +173,57 @@ class ExplanationMap(Mapping[str, Explanation]):
         selected = outcome.state[i]
         if selected:
             root = nodes[self._root_of(i)].id
-            if selected == REQUIRED_ROOT:
-                detail = "required"
-            elif selected == OPTIONAL_ROOT:
-                detail = "its whole unselected closure fit"
-            else:
-                kind = "required node" if selected == REQUIRED_DEPENDENCY else "optional root"
-                detail = f"in the closure of {kind} {root!r}"
-            return Explanation(node.id, True, _SELECTED[selected], tokens, chars, detail, root)
-        reason: OmissionReason
+            return Explanation(node.id, True, _SELECTED[selected], tokens, chars, root=root)
         blocked, doomed = outcome.blocked[i], outcome.doomed[i]
         if blocked == HIDDEN:
-            reason, detail = OmissionReason.HIDDEN, hidden_why(self._profile, node)
-        elif blocked == HIDDEN_DEPENDENCY:
-            reason = OmissionReason.HIDDEN_DEPENDENCY
-            detail = f"its closure holds hidden material (through dependency {nodes[cause[i]].id!r})"
-        elif i in outcome.excluded:
-            reason = OmissionReason.ALTERNATIVE_SELECTED
-            detail = f"an alternative of the same material, {nodes[outcome.excluded[i]].id!r}, was selected"
-        elif node.requirement is Requirement.DEPENDENCY_REQUIRED:
-            reason, detail = OmissionReason.NOT_NEEDED, "dependency-required, and no selected node depends on it"
-        elif doomed:
-            bound = doomed - 1
-            reason = BOUND_REASONS[bound]
-            if i in outcome.failures:
-                counted, remained = outcome.failures[i]
-                detail = f"its unselected closure needs at least {counted} {UNITS[bound]}; {remained} remained"
-            else:
-                detail = f"depends on {nodes[cause[i]].id!r}, whose closure cannot fit the {UNITS[bound]} bound"
+            why = hidden_by(self._profile, node)
+            return Explanation(node.id, False, OmissionReason.HIDDEN, tokens, chars, hidden=node.id, hidden_by=why)
+        if blocked == HIDDEN_DEPENDENCY:
+            end = cause[i]
+            while outcome.blocked[end] == HIDDEN_DEPENDENCY:
+                end = cause[end]
+            return Explanation(
+                node.id,
+                False,
+                OmissionReason.HIDDEN_DEPENDENCY,
+                tokens,
+                chars,
+                blocking=nodes[cause[i]].id,
+                hidden=nodes[end].id,
+                hidden_by=hidden_by(self._profile, nodes[end]),
+            )
+        if i in outcome.excluded:
+            chosen = nodes[outcome.excluded[i]].id
+            return Explanation(node.id, False, OmissionReason.ALTERNATIVE_SELECTED, tokens, chars, blocking=chosen)
+        if node.requirement is Requirement.DEPENDENCY_REQUIRED:
+            return Explanation(node.id, False, OmissionReason.NOT_NEEDED, tokens, chars)
+        if doomed and i not in outcome.failures:
+            bound = BOUNDS[doomed - 1]
+            return Explanation(node.id, False, bound.reason, tokens, chars, bound=bound, blocking=nodes[cause[i]].id)
+        code = doomed - 1
+        if doomed:
+            counted, remained = outcome.failures[i]
         else:
-            reason, detail = self._never_reached(i)
-        return Explanation(node.id, False, reason, tokens, chars, detail)
+            counted, remained, code = None, self._outcome.final, self._never_reached(i)
+        own, complete = self._graph.arrays.own(i), False
+        if counted is None or counted == own:
+            # Only the node itself was counted: that is its whole closure when it has no dependencies.
+            counted, complete = own, self._has_no_dependencies(i)
+        bound = BOUNDS[code]
+        return Explanation(
+            node.id,
+            False,
+            bound.reason,
+            tokens,
+            chars,
+            bound=bound,
+            needs=needs(counted, complete),
+            remaining=amounts(remained),
+        )
+
+    def _has_no_dependencies(self, i: int) -> bool:
+        offsets = self._graph.arrays.dep_offsets
+        return bool(offsets[i] == offsets[i + 1])
 
     def _root_of(self, i: int) -> int:
         """The root whose admitted closure brought the selected node ``i`` in."""
@@ -172,12 +234,10 @@ class ExplanationMap(Mapping[str, Explanation]):
                 start = end
         return self._roots[i]
 
-    def _never_reached(self, i: int) -> tuple[OmissionReason, str]:
-        """A root the selector stopped before: it ended once no single node could fit."""
-        final = self._outcome.final
-        own = self._graph.arrays.own(i)
-        bound = next((b for b in range(len(own)) if final and own[b] > final[b]), None)
-        if bound is None:  # pragma: no cover - the selector stops only when nothing fits
+    def _never_reached(self, i: int) -> int:
+        """The bound code that a root the selector stopped before exceeds on its own: the loop
+        ended once no single node could fit, so its own sizes already exceed a final amount."""
+        code = first_exceeded(self._graph.arrays.own(i), self._outcome.final)
+        if code < 0:  # pragma: no cover - the selector stops only when nothing fits
             raise SelectionError(f"internal error: node {self._graph.nodes[i].id!r} was neither selected nor omitted")
-        detail = f"its unselected closure needs at least {own[bound]} {UNITS[bound]}; {final[bound]} remained"
-        return BOUND_REASONS[bound], detail
+        return code

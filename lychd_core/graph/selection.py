@@ -22,7 +22,7 @@ are explained from that final state.
 from __future__ import annotations
 
 from lychd_core.errors import SelectionError
-from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget
+from lychd_core.graph.budget import BudgetAccounting, SelectionBounds, TokenBudget
 from lychd_core.graph.details import (
     BYTES,
     CHARS,
@@ -38,6 +38,7 @@ from lychd_core.graph.details import (
     TOKENS,
     ExplanationMap,
     Outcome,
+    first_exceeded,
 )
 from lychd_core.graph.explain import SelectionPlan
 from lychd_core.graph.gcpause import cyclic_gc_paused
@@ -104,7 +105,7 @@ class _Selector:
         # Set by a failed probe: the DFS path (each node depends on the next), and why.
         self.fail_path: list[int] = []
         self.fail_bound = -1
-        self.fail_counted = 0
+        self.fail_counted: tuple[int, ...] = ()
         self.fail_doomed = -1
         """The already doomed node the probe ran into, if that is why it failed."""
 
@@ -119,6 +120,8 @@ class _Selector:
             limit(bounds.max_nodes),
         )
         self.remaining = list(self.start)
+        self.snapshot: tuple[int, ...] = self.start
+        """``remaining`` as a tuple, refreshed by every admission: what failures record."""
         self.walked = (0, 0, 0, 0)
         """What the last probe that fit counted: history groups, tokens, characters, bytes."""
 
@@ -145,16 +148,17 @@ class _Selector:
     def _admit_optional(self) -> None:
         """Try the optional roots in precedence order until none is left or nothing more fits."""
         mark, remaining, outcome = self.mark, self.remaining, self.outcome
-        tokens, history = self.arrays.tokens, self.arrays.history
+        tokens = self.arrays.tokens
         doomed, failures = outcome.doomed, outcome.failures
         alternatives = self.arrays.alternatives
         for root in self.graph.optional_candidates():
             if mark[root]:
                 continue
-            if tokens[root] > remaining[TOKENS] and history[root] <= remaining[HISTORY]:
-                # Too big on its own, the common failure: doomed without a walk, inline for speed.
+            if tokens[root] > remaining[TOKENS]:
+                # Too big on its own, the common failure (tokens come first in the check
+                # order): doomed without a walk, inline for speed.
                 mark[root], doomed[root] = CLOSED, TOKENS + 1
-                failures[root] = (tokens[root], remaining[TOKENS])
+                failures[root] = (None, self.snapshot)
                 continue
             if not self._consider(root):
                 continue
@@ -285,16 +289,16 @@ class _Selector:
                 mark[v] = OPEN
 
     def _fail(self, path: list[int], counted: tuple[int, int, int, int, int]) -> None:
+        """Record why the probe of ``path[0]`` stopped: the first bound, in the check order,
+        that the part of its closure counted so far exceeds."""
         remaining = self.remaining
-        bound = 0
-        while counted[bound] <= remaining[bound]:
-            bound += 1
-        self.fail_path, self.fail_bound, self.fail_counted = path, bound, counted[bound]
+        bound = first_exceeded(counted, remaining)
+        self.fail_path, self.fail_bound, self.fail_counted = path, bound, counted
         # The node that tipped the sum over, if too big on its own, can never fit: remember it.
         node = path[-1]
-        own = self.arrays.own(node)[bound]
-        if len(path) > 1 and own > remaining[bound] and not self.outcome.doomed[node]:
-            self._doom(node, bound, counted=own)
+        own = self.arrays.own(node)
+        if len(path) > 1 and own[bound] > remaining[bound] and not self.outcome.doomed[node]:
+            self._doom(node, first_exceeded(own, remaining), counted=own)
 
     def _deepest_doomed(self, path: list[int]) -> int:
         """Binary search ``path`` for the index of its deepest doomed node (0: only the root),
@@ -321,7 +325,7 @@ class _Selector:
                 deepest, low = middle, middle + 1
         return deepest
 
-    def _doom(self, node: int, bound: int, *, blame: int = -1, counted: int | None = None) -> None:
+    def _doom(self, node: int, bound: int, *, blame: int = -1, counted: tuple[int, ...] | None = None) -> None:
         """Record that ``node`` can never fit ``bound``: on its own, or because ``blame``,
         one of its dependencies, cannot."""
         outcome = self.outcome
@@ -330,9 +334,7 @@ class _Selector:
         if blame >= 0:
             outcome.cause[node] = blame
         else:
-            need = self.fail_counted if counted is None else counted
-            # "at least": capping at the largest estimate keeps it true
-            outcome.failures[node] = (min(need, MAX_INT), self.remaining[bound])
+            outcome.failures[node] = (self.fail_counted if counted is None else counted, self.snapshot)
 
     def _doom_path(self, path: list[int]) -> None:
         """``path[-1]`` is doomed and each earlier node depends on the next, so each is doomed
@@ -356,6 +358,7 @@ class _Selector:
         remaining[CHARS] -= chars
         remaining[BYTES] -= nbytes
         remaining[NODES] -= len(closure)
+        self.snapshot = tuple(remaining)
         outcome.order.extend(closure)
         outcome.admissions.append((len(outcome.order), root))
 

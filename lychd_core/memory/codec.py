@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lychd_core.digests import sha256_digest
 from lychd_core.errors import MemoryRecordError
+from lychd_core.labels import PrivatizationLabel, label_from_json
 from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.memory.records import Feedback, MemoryRecord, adopt_digest
 from lychd_core.memory.scope import MemoryScope
@@ -34,6 +36,7 @@ OPTIONAL_KEYS = frozenset(
         "state",
         "quarantined_at",
         "superseded_by",
+        "label",
     }
 )
 
@@ -54,6 +57,15 @@ def _feedback(where: str, value: object) -> Feedback:
     if not isinstance(value, Mapping) or set(value) - {"positive", "negative"}:
         raise MemoryRecordError(f'{where} must be {{"positive": N, "negative": N}}, got {value!r}')
     return Feedback(positive=value.get("positive", 0), negative=value.get("negative", 0))
+
+
+def _label(where: str, value: object) -> PrivatizationLabel | None:
+    if value is None:
+        return None
+    try:
+        return label_from_json(value)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise MemoryRecordError(f"{where}: {str(exc).splitlines()[0]}") from None
 
 
 def record_from_json(data: object, where: str = "record") -> MemoryRecord:
@@ -93,6 +105,7 @@ def record_from_json(data: object, where: str = "record") -> MemoryRecord:
         "state": data.get("state", "active"),
         "quarantined_at": data.get("quarantined_at"),
         "superseded_by": data.get("superseded_by"),
+        "label": _label(f"{name}.label", data.get("label")),
     }
     try:
         return MemoryRecord(**fields)
@@ -136,11 +149,20 @@ def load_records_file(path: str | Path) -> tuple[MemoryRecord, ...]:
 
 
 def stored_record(body: str, digest: str) -> MemoryRecord:
-    """A record read back from the store, keeping the digest computed when it was written."""
+    """A record read back from a store, verified against the digest computed when it was written.
+
+    A body edited inside the store no longer hashes to its digest and is refused as corrupt,
+    so retrieval never serves content under a digest it does not have.
+    """
+    if not isinstance(body, str) or not isinstance(digest, str) or sha256_digest(body.encode("utf-8")) != digest:
+        raise CorruptStoreError(
+            f"a stored memory record does not match its digest {digest!r} (edited outside lychd?); "
+            "run `lychd memory check` and restore the store from a backup"
+        )
     try:
         return adopt_digest(record_from_json(json.loads(body), "stored record"), digest)
     except (ValueError, TypeError) as exc:  # MemoryRecordError is a ValueError
-        raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run store.check()") from None
+        raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run `lychd memory check`") from None
 
 
 def stored_row(record: MemoryRecord) -> tuple[str, int, str, int, str]:

@@ -109,3 +109,15 @@ class StoreLockedError(MemoryStoreError):
 
 class StoreClosedError(MemoryStoreError):
     """The store was used after ``close()``."""
+
+
+class StoreConnectionError(MemoryStoreError, ConnectionError):
+    """A database server store could not be reached, or the connection was lost mid-transaction.
+
+    Nothing unacknowledged was committed by the failed call's transaction (or, when the
+    connection dropped during COMMIT, the outcome is unknown: adds are idempotent, so retry).
+    """
+
+
+class StoreCopyError(MemoryStoreError):
+    """A copied store does not verify: its index digest differs from the source's."""

@@ -9,10 +9,11 @@ authority, and evidence can never become policy or a capability.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.records import ClaimType, MemoryRecord
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Trust
 
@@ -59,6 +60,8 @@ class MemoryEvidence:
     """1-based position in the retrieval ranking."""
     scores: Mapping[str, int]
     claim_type: ClaimType
+    label: PrivatizationLabel = field(default_factory=PrivatizationLabel.restricted_unknown)
+    """The record's label; a record without one is restricted with unknown lineage."""
 
     @classmethod
     def of(cls, record: MemoryRecord, rank: int, scores: Mapping[str, int]) -> MemoryEvidence:
@@ -72,6 +75,7 @@ class MemoryEvidence:
             rank=rank,
             scores=MappingProxyType(dict(scores)),
             claim_type=record.claim_type,
+            label=record.label or PrivatizationLabel.restricted_unknown(),
         )
 
     @property
@@ -90,6 +94,7 @@ class MemoryEvidence:
             "rank": self.rank,
             "scores": dict(self.scores),
             "claim_type": self.claim_type.value,
+            "label": self.label.to_json(),
             "provenance": self.PROVENANCE.value,
             "authority": self.AUTHORITY.name.lower(),
             "trust": self.TRUST.name.lower(),

@@ -21,10 +21,11 @@ class ExclusionReason(StrEnum):
     OLDER_REVISION = "older-revision"
     SCOPE = "scope-mismatch"
     ROLE_HIDDEN = "role-hidden"
-    LIFECYCLE = "inactive-lifecycle"
+    SUPERSEDED = "superseded"
     QUARANTINED = "quarantined"
     FUTURE = "future-observation"
     EXPIRED = "expired"
+    """The record's state is expired, or its ``expires`` observation is not after ``now``."""
     LOW_CONFIDENCE = "low-confidence"
     CLAIM_TYPE = "claim-type"
     INSUFFICIENT_SUPPORT = "insufficient-support"
@@ -39,7 +40,7 @@ class ExclusionReason(StrEnum):
 FILTER_ORDER: tuple[ExclusionReason, ...] = (
     ExclusionReason.SCOPE,
     ExclusionReason.ROLE_HIDDEN,
-    ExclusionReason.LIFECYCLE,
+    ExclusionReason.SUPERSEDED,
     ExclusionReason.QUARANTINED,
     ExclusionReason.FUTURE,
     ExclusionReason.EXPIRED,
@@ -110,13 +111,15 @@ class CompiledFilter:
         if self.visible is not None and record.source_provenance not in self.visible:
             return ExclusionReason.ROLE_HIDDEN
         state = record.state
-        if state is not LifecycleState.ACTIVE:
-            return ExclusionReason.QUARANTINED if state is LifecycleState.QUARANTINED else ExclusionReason.LIFECYCLE
+        if state is LifecycleState.SUPERSEDED:
+            return ExclusionReason.SUPERSEDED
+        if state is LifecycleState.QUARANTINED:
+            return ExclusionReason.QUARANTINED
         now = self.now
         if record.observed > now:
             return ExclusionReason.FUTURE
         expires = record.expires
-        if expires is not None and expires <= now:
+        if state is LifecycleState.EXPIRED or (expires is not None and expires <= now):
             return ExclusionReason.EXPIRED
         if record.confidence < self.min_confidence:
             return ExclusionReason.LOW_CONFIDENCE
@@ -149,10 +152,12 @@ class CompiledFilter:
             f"{_scope_text(query.scope.key)}",
             ExclusionReason.ROLE_HIDDEN: f"role {query.scope.role!r} does not see memory evidence from "
             f"{r.source_provenance.value}",
-            ExclusionReason.LIFECYCLE: f"state is {r.state.value}",
+            ExclusionReason.SUPERSEDED: f"superseded by {r.superseded_by!r}",
             ExclusionReason.QUARANTINED: f"quarantined since observation {r.quarantined_at}",
             ExclusionReason.FUTURE: f"observed at {r.observed}, after now ({query.now})",
-            ExclusionReason.EXPIRED: f"expired at {r.expires} (now {query.now})",
+            ExclusionReason.EXPIRED: "state is expired"
+            if r.state is LifecycleState.EXPIRED
+            else f"expired at {r.expires} (now {query.now})",
             ExclusionReason.LOW_CONFIDENCE: f"confidence {r.confidence} < minimum {query.min_confidence}",
             ExclusionReason.CLAIM_TYPE: f"claim type {r.claim_type.value} not in "
             f"{sorted(t.value for t in query.claim_types)}",

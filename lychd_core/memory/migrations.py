@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lychd_core.errors import MemoryStoreError
-from lychd_core.memory.errors import ForeignDatabaseError, StoreVersionError
+from lychd_core.memory.errors import CorruptStoreError, ForeignDatabaseError, StoreMissingError, StoreVersionError
+from lychd_core.stores.paths import sqlite_identity
 
 APPLICATION_ID = 0x4C594D45
 """``b"LYME"``: lychd memory."""
 FORMAT = "lychd-memory"
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +90,29 @@ def apply_migrations(conn: sqlite3.Connection, current: int, target: int = LATES
     return target
 
 
-def check_identity(conn: sqlite3.Connection, path: Path) -> bool:
-    """True for an empty database; raises for a foreign or newer one."""
+def check_store_file(path: Path) -> None:
+    """Refuse, from the header alone and without writing, a file that is not a lychd memory store."""
+    identity = sqlite_identity(path)
+    if identity is None:
+        raise StoreMissingError(f"no memory store at {path}")
+    is_sqlite, app_id = identity
+    if not is_sqlite:
+        size = path.stat().st_size
+        what = "an empty file" if size == 0 else f"not an SQLite database ({size} bytes, bad header)"
+        raise CorruptStoreError(f"{path} is {what}, not a lychd memory store; it was left untouched")
+    if app_id != APPLICATION_ID:
+        raise ForeignDatabaseError(
+            f"{path} is an SQLite database of another application (application_id {app_id:#x}), "
+            "not a lychd memory store; it was left untouched"
+        )
+
+
+def check_identity(conn: sqlite3.Connection, path: Path, *, fresh_file: bool = False) -> bool:
+    """True for a new empty database (only while creating one); raises for a foreign or newer one."""
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    if app_id == 0 and version == 0 and tables == 0:
+    if fresh_file and app_id == 0 and version == 0 and tables == 0:
         return True
     if app_id != APPLICATION_ID:
         raise ForeignDatabaseError(
@@ -110,9 +127,9 @@ def check_identity(conn: sqlite3.Connection, path: Path) -> bool:
     return False
 
 
-def prepare(conn: sqlite3.Connection, path: Path) -> None:
+def prepare(conn: sqlite3.Connection, path: Path, *, fresh_file: bool = False) -> None:
     """Check identity before writing anything, then switch to WAL and create or migrate the schema."""
-    fresh = check_identity(conn, path)
+    fresh = check_identity(conn, path, fresh_file=fresh_file)
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":
         raise MemoryStoreError(f"memory store {path} cannot use WAL journaling (got {mode})")
@@ -122,7 +139,7 @@ def prepare(conn: sqlite3.Connection, path: Path) -> None:
     if fresh or version < LATEST_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            check_identity(conn, path)  # another process may have created or migrated it meanwhile
+            check_identity(conn, path, fresh_file=fresh_file)  # another process may have migrated it meanwhile
             current = conn.execute("PRAGMA user_version").fetchone()[0]
             if current < LATEST_VERSION:
                 apply_migrations(conn, current)

@@ -14,8 +14,9 @@ from enum import StrEnum
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
-from lychd_core.digests import sha256_digest
+from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.errors import MemoryRecordError
+from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.checks import (
     MAX_CLAIM_CHARS,
     MAX_COUNT,
@@ -150,6 +151,8 @@ class MemoryRecord:
     state: LifecycleState = LifecycleState.ACTIVE
     quarantined_at: int | None = None
     superseded_by: str | None = None
+    label: PrivatizationLabel | None = None
+    """Privacy label of the claim, if known; evidence without one is restricted with unknown lineage."""
     _digest: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -177,6 +180,8 @@ class MemoryRecord:
                 f"memory {self.memory_id!r} lists {overlap} as both supporting and contradicting; "
                 "each evidence item belongs to one side"
             )
+        if self.label is not None and not isinstance(self.label, PrivatizationLabel):
+            raise NonCanonicalError(f"label of {self.memory_id!r} must be a PrivatizationLabel, got {self.label!r:.60}")
         check_bp("confidence", self.confidence)
         check_int("token_estimate", self.token_estimate, 1, MAX_TOKENS)
         check_features(self.features)
@@ -262,7 +267,7 @@ class MemoryRecord:
             "state": self.state.value,
             "quarantined_at": self.quarantined_at,
             "superseded_by": self.superseded_by,
-        }
+        } | ({} if self.label is None else {"label": self.label.to_json()})
 
     def canonical_text(self) -> str:
         """Canonical JSON of :meth:`to_json`, written directly in sorted-key order.
@@ -275,12 +280,13 @@ class MemoryRecord:
         scope, feedback = self.scope, self.feedback
         features = ",".join([f"{q(name)}:{weight}" for name, weight in self.features])
         null = "null"
+        label = "" if self.label is None else f'"label":{canonical_json(self.label.to_json()).decode()},'
         return (
             f'{{"claim":{q(self.claim)},"claim_type":{q(self.claim_type)},"confidence":{self.confidence},'
             f'"contradicting":[{",".join(map(q, self.contradicting))}],"created":{self.created},'
             f'"expires":{null if self.expires is None else self.expires},"features":{{{features}}},'
             f'"feedback":{{"negative":{feedback.negative},"positive":{feedback.positive}}},'
-            f'"id":{q(self.memory_id)},"observed":{self.observed},'
+            f'"id":{q(self.memory_id)},{label}"observed":{self.observed},'
             f'"quarantined_at":{null if self.quarantined_at is None else self.quarantined_at},'
             f'"reviewed":{null if self.reviewed is None else self.reviewed},"revision":{self.revision},'
             f'"scope":{{"actor":{null if scope.actor is None else q(scope.actor)},'

@@ -9,6 +9,7 @@ process or thread; open another for each.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -30,14 +31,42 @@ from lychd_core.memory.errors import (
 )
 from lychd_core.memory.index import MemoryIndex
 from lychd_core.memory.lifecycle import check_successor
-from lychd_core.memory.migrations import SQLITE_HEADER, prepare
+from lychd_core.memory.migrations import check_store_file, prepare
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
 from lychd_core.memory.sqlite_errors import store_errors
 from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
+from lychd_core.stores.admission import admit
+from lychd_core.stores.paths import sqlite_identity
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
+
+
+def _create(path: Path, busy_timeout_ms: int) -> None:
+    """Build a new store beside ``path`` and link it into place, so no reader ever sees a half-made file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MemoryStoreError(f"cannot create the directory of memory store {path}: {exc}") from None
+    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}-{os.urandom(6).hex()}")
+    try:
+        with store_errors(path, "create"):
+            conn = sqlite3.connect(scratch, timeout=busy_timeout_ms / 1000, isolation_level=None)
+            try:
+                prepare(conn, scratch, fresh_file=True)
+            finally:
+                conn.close()  # the last close checkpoints the WAL into the file
+        try:
+            os.link(scratch, path)
+        except FileExistsError:
+            pass  # another process created it first; open theirs
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot create memory store {path}: {exc}") from None
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with suppress(FileNotFoundError):
+                scratch.with_name(scratch.name + suffix).unlink()
 
 
 class SqliteMemoryStore:
@@ -62,15 +91,11 @@ class SqliteMemoryStore:
         path = Path(path)
         if path.is_dir():
             raise MemoryStoreError(f"memory store path {path} is a directory; name a file")
-        if not path.exists():
+        if sqlite_identity(path) is None:
             if not create:
                 raise StoreMissingError(f"no memory store at {path}; add a memory first (lychd memory add FILE.json)")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        elif path.stat().st_size > 0:
-            with path.open("rb") as handle:
-                header = handle.read(len(SQLITE_HEADER))
-            if header != SQLITE_HEADER:
-                raise CorruptStoreError(f"{path} is not an SQLite database (bad header); it was left untouched")
+            _create(path, busy_timeout_ms)
+        check_store_file(path)
         with store_errors(path, "open"):
             conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
         store = cls(conn, path)
@@ -235,38 +260,14 @@ class SqliteMemoryStore:
         stones: dict[str, tuple[Any, ...]],
         newest: dict[str, MemoryRecord],
     ) -> bool:
-        memory_id = record.memory_id
-        stone = stones.get(memory_id)
-        if stone is not None and record.revision <= stone[0]:
-            if record.revision == stone[0] and record.digest != stone[1]:
-                raise TombstoneMismatchError(
-                    f"memory {memory_id!r} revision {record.revision} differs from the forgotten revision "
-                    f"(tombstone digest {stone[1]})"
-                )
-            raise ForgottenMemoryError(
-                f"memory {memory_id!r} was forgotten at revision {stone[0]}; a new record needs revision "
-                f"{stone[0] + 1} or later"
-            )
-        previous = newest.get(memory_id)
-        if previous is None and memory_id in stored:
-            _, digest, body = stored[memory_id]
-            previous = stored_record(body, digest)
-        if previous is None:
-            return True
-        if record.revision <= previous.revision:
-            row = self._connection.execute(
-                "SELECT digest FROM record_revisions WHERE memory_id = ? AND revision = ?",
-                (memory_id, record.revision),
-            ).fetchone()
-            held = None if row is None else row[0]
-            if held == record.digest:
-                return False  # the identical revision is already stored: adding is idempotent
-            if held is not None:
-                raise RevisionConflictError(
-                    f"memory {memory_id!r} revision {record.revision} is already stored with different content"
-                )
-        check_successor(previous, record)
-        return True
+        return admit(record, stored, stones, newest, self._held_digest)
+
+    def _held_digest(self, memory_id: str, revision: int) -> str | None:
+        # Earlier rows of the batch are already inserted (streamed), so the table answers for them too.
+        row = self._connection.execute(
+            "SELECT digest FROM record_revisions WHERE memory_id = ? AND revision = ?", (memory_id, revision)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def transition(self, memory_id: str, change: Callable[[MemoryRecord], MemoryRecord]) -> MemoryRecord:
         """Read the newest revision, apply ``change`` (e.g. ``lambda r: review(r, 9)``) and store the

@@ -1,42 +1,47 @@
-"""The projection cache: successful projections in SQLite, never trusted on read.
+"""The embedded projection cache: successful projections in SQLite, never trusted on read.
 
-Key: (source digest, profile, revision, options digest, parser version); the options
-digest covers the profile's options and everything else that shapes the outcome
-(media type, byte and character bounds). Only successful projections are stored.
+Entries are authenticated with a keyed MAC (:mod:`lychd_core.projection.cache_entries`)
+whose key lives in a 0600 file outside the database, so an entry edited in the file
+reads as a miss and is re-projected. Only successful projections are stored.
 
-Every read re-checks the entry: the payload's digest, its JSON, its schema, that its
-embedded key equals the lookup key and that its text matches its text digest. Any
-mismatch is a miss (the entry is recomputed and overwritten), never a result.
-
-The database uses WAL and a busy timeout, so concurrent processes can share it. A file
-that is not an SQLite database (corrupt) is moved aside to ``<name>.corrupt-<pid>-<ns>``
-and recreated, since a cache holds nothing that cannot be recomputed. A valid SQLite
-database that belongs to something else (another application id) is refused with
-:class:`ProjectionCacheError` and left untouched.
+The database uses WAL and a busy timeout, so concurrent processes can share it. A new
+cache is built beside its path and linked into place, so nobody opens a half-made file.
+An existing path that is not a lychd projection cache (an empty or non-SQLite file, a
+directory, another application's database) is refused and left untouched. A damaged
+file that does carry the cache's header is moved aside to ``<name>.corrupt-<pid>-<ns>``
+and recreated, since a cache holds nothing that cannot be recomputed.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from lychd_core.blocks import Omission
-from lychd_core.digests import sha256_digest, text_digest
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
+from lychd_core.projection.cache_entries import (
+    CacheKey,
+    decode_entry,
+    encode_entry,
+    media_decision,
+    media_detector,
+    media_row,
+)
 from lychd_core.projection.media import MediaDecision
+from lychd_core.stores.keys import load_or_create_key
+from lychd_core.stores.paths import sqlite_identity
+
+__all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: entries carry a keyed MAC instead of a plain digest
 BUSY_TIMEOUT_MS = 10_000
+DEFAULT_KEY_NAME = "cache.key"
 
 _CREATE = (
     """
@@ -66,120 +71,49 @@ CREATE TABLE IF NOT EXISTS media_decisions (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CacheKey:
-    """What a projection's outcome is a pure function of."""
-
-    source_digest: str
-    profile: str
-    revision: int
-    options_digest: str
-    parser_version: str
-
-    def as_list(self) -> list[object]:
-        return [self.source_digest, self.profile, self.revision, self.options_digest, self.parser_version]
-
-
-def _json(value: object) -> str:
-    """Canonical JSON text of values built here (strings, integers, lists, dicts)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _entry_digest(*parts: str) -> str:
-    return sha256_digest("\n".join(parts).encode("utf-8"))
-
-
-def _no_float(text: str) -> object:
-    raise ValueError(f"float {text} in a cached entry")
-
-
-def encode_entry(key: CacheKey, outcome: Projected, facts: bytes) -> tuple[str, str, str]:
-    """(payload, facts, entry digest): the payload embeds the key and the text's digest."""
-    payload = _json(
-        {
-            "schema": SCHEMA_VERSION,
-            "key": key.as_list(),
-            "text": outcome.text,
-            "text_digest": text_digest(outcome.text),
-            "line_map": list(outcome.line_map),
-            "omissions": [omission.model_dump(mode="json") for omission in outcome.omissions],
-        }
-    )
-    facts_text = facts.decode("utf-8")
-    return payload, facts_text, _entry_digest(payload, facts_text)
-
-
-def decode_entry(key: CacheKey, payload: str, facts: str, entry_digest: str) -> tuple[Projected, bytes] | None:
-    """The outcome and its canonical facts if every check passes, else None."""
-    try:
-        if _entry_digest(payload, facts) != entry_digest:
-            return None
-        data = json.loads(payload)
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION or data.get("key") != key.as_list():
-            return None
-        text, line_map, omissions = data["text"], data["line_map"], data["omissions"]
-        if not isinstance(text, str) or data["text_digest"] != text_digest(text):
-            return None
-        if not isinstance(line_map, list) or not all(type(n) is int and n >= 1 for n in line_map):
-            return None
-        parsed_facts = json.loads(facts, parse_float=_no_float, parse_constant=_no_float)
-        parsed = tuple(Omission.model_validate(item) for item in omissions)
-    except (ValueError, TypeError, KeyError, ValidationError, UnicodeError):
-        return None
-    outcome = Projected(text=text, facts=parsed_facts, line_map=tuple(line_map), omissions=parsed)
-    return outcome, facts.encode("utf-8")
-
-
-def _media_detector() -> str:
-    """Identity of the media-type detector: the core's tables and libmagic's version."""
-    import magic
-
-    from lychd_core import mediatypes
-    from lychd_core.projection import media
-
-    tables = {
-        "aliases": dict(mediatypes.ALIASES),
-        "file_names": dict(media.FILE_NAMES),
-        "extensions": dict(media.EXTENSIONS),
-        "shebangs": [[pattern.pattern.decode("latin-1"), kind] for pattern, kind in media.SHEBANGS],
-        "textual": sorted(mediatypes.TEXT_APPLICATION_TYPES),
-        "sniff": media.SNIFF_BYTES,
-        "libmagic": str(getattr(magic, "version", lambda: "?")()),
-    }
-    return sha256_digest(_json(tables).encode("utf-8"))
-
-
 class ProjectionCache:
-    """One SQLite file; safe to share between processes; opened lazily, per process."""
+    """One SQLite file; safe to share between processes; opened lazily, per process.
 
-    def __init__(self, path: Path | str) -> None:
+    ``key_path`` names the MAC key file (default ``cache.key`` beside the database);
+    ``key`` passes the key itself instead.
+    """
+
+    def __init__(self, path: Path | str, *, key_path: Path | str | None = None, key: bytes | None = None) -> None:
         self.path = Path(path)
+        self.key_path = Path(key_path) if key_path is not None else self.path.with_name(DEFAULT_KEY_NAME)
+        if self.key_path.resolve() == self.path.resolve():
+            raise ProjectionCacheError(f"the projection cache key {self.key_path} cannot be the cache file itself")
+        self._key = key
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._pid = 0
-        self._detector_id: str | None = None
+        self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
 
     def __repr__(self) -> str:
         return f"ProjectionCache({str(self.path)!r})"
+
+    @property
+    def secret(self) -> bytes:
+        if self._key is None:
+            self._key = load_or_create_key(self.key_path)
+        return self._key
 
     # --- opening -----------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None and self._pid == os.getpid():
             return self._connection
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ProjectionCacheError(
-                f"projection cache directory {self.path.parent} cannot be created: {exc}"
-            ) from None
+        self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
+        if self._check_ours():
+            self._create()
         try:
             connection = self._open()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise ProjectionCacheError(f"projection cache {self.path} is locked: {exc}") from None
             self._move_aside()
+            self._create()
             try:
                 connection = self._open()
             except sqlite3.Error as again:
@@ -187,12 +121,57 @@ class ProjectionCache:
         self._connection, self._pid = connection, os.getpid()
         return connection
 
+    def _check_ours(self) -> bool:
+        """True when no file exists yet; raises for anything there that is not a lychd projection cache."""
+        if self.path.is_dir():
+            raise ProjectionCacheError(f"projection cache path {self.path} is a directory; it was left untouched")
+        identity = sqlite_identity(self.path)
+        if identity is None:
+            return True
+        is_sqlite, application_id = identity
+        if not is_sqlite:
+            raise ProjectionCacheError(
+                f"{self.path} exists and is not a lychd projection cache (not an SQLite database); it was left "
+                "untouched. Point stores.projection_cache.path at its own file"
+            )
+        if application_id != APPLICATION_ID:
+            raise ProjectionCacheError(
+                f"{self.path} is an SQLite database of another application (application_id {application_id:#x}); "
+                "it was left untouched. Point stores.projection_cache.path at its own file"
+            )
+        return False
+
+    def _create(self) -> None:
+        """Build an empty cache beside the path and link it into place (a concurrent creator may win)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ProjectionCacheError(
+                f"projection cache directory {self.path.parent} cannot be created: {exc}"
+            ) from None
+        scratch = self.path.with_name(f".{self.path.name}.creating-{os.getpid()}-{time.monotonic_ns()}")
+        try:
+            connection = sqlite3.connect(scratch, isolation_level=None)
+            try:
+                connection.execute("PRAGMA journal_mode = WAL")
+                self._claim(connection)
+            finally:
+                connection.close()
+            with suppress(FileExistsError):
+                os.link(scratch, self.path)
+        except (OSError, sqlite3.Error) as exc:
+            raise ProjectionCacheError(f"projection cache {self.path} cannot be created: {exc}") from None
+        finally:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with suppress(FileNotFoundError):
+                    scratch.with_name(scratch.name + suffix).unlink()
+
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if self._identity(connection) != (APPLICATION_ID, SCHEMA_VERSION):
-                # Check again under the write lock: another process may be creating it right now.
+                # Check again under the write lock: another process may be migrating it right now.
                 connection.execute("BEGIN IMMEDIATE")
                 try:
                     self._claim(connection)
@@ -235,7 +214,8 @@ class ProjectionCache:
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _move_aside(self) -> None:
-        """Keep a corrupt file for inspection and start a new one (with its WAL and index)."""
+        """Keep a damaged cache file for inspection and start a new one (with its WAL and index)."""
+        self._check_ours()  # only a file that carries the cache's own header is ever moved
         stamp = f"corrupt-{os.getpid()}-{time.monotonic_ns()}"
         for suffix in ("", "-wal", "-shm"):
             current = self.path.with_name(self.path.name + suffix)
@@ -255,17 +235,15 @@ class ProjectionCache:
     # --- entries -----------------------------------------------------------------
 
     def get(self, key: CacheKey) -> tuple[Projected, bytes] | None:
-        """The cached outcome and canonical facts for ``key``, or None (missing, corrupt or foreign)."""
+        """The cached outcome and canonical facts for ``key``, or None (missing, forged or corrupt)."""
         row = self._fetch(
             "SELECT payload, facts, entry_digest FROM projections WHERE source_digest = ? AND profile = ? "
             "AND revision = ? AND options_digest = ? AND parser_version = ?",
             key.as_list(),
         )
-        if row is None or not all(isinstance(value, str) for value in row):
-            return None
-        return decode_entry(key, row[0], row[1], row[2])
+        return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
 
-    def _fetch(self, sql: str, parameters: list[object]) -> tuple[Any, ...] | None:
+    def _fetch(self, sql: str, parameters: list[Any]) -> tuple[Any, ...] | None:
         with self._lock:
             connection = self._connect()
             try:
@@ -274,45 +252,32 @@ class ProjectionCache:
                 return None  # unreadable is a miss; the write that follows repairs or reports
         return row
 
-    def media(self, source_digest: str, file_name: str, pinned: str | None) -> MediaDecision | None:
-        """A remembered media-type decision for these bytes, name and pin (verified like entries)."""
-        parameters: list[object] = [source_digest, file_name, pinned or "", self._detector()]
+    def media(self, source_digest: str, file_name: str, pinned: str | None, declared: str = "") -> MediaDecision | None:
+        """A remembered decision for these bytes, name, pin and declared tables (verified like entries)."""
+        parameters = [source_digest, file_name, pinned or "", self._detector(declared)]
         row = self._fetch(
             "SELECT decision, entry_digest FROM media_decisions WHERE source_digest = ? AND file_name = ? "
             "AND pinned = ? AND detector = ?",
             parameters,
         )
-        if row is None or not isinstance(row[0], str) or _entry_digest(*map(str, parameters), row[0]) != row[1]:
-            return None
-        try:
-            data = json.loads(row[0])
-            return MediaDecision(data["media_type"], data["source"], data["charset"], data["magic_type"])
-        except (ValueError, TypeError, KeyError):
-            return None
+        return None if row is None else media_decision(self.secret, parameters, row[0], row[1])
 
-    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]]) -> None:
+    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
-        rows: list[tuple[Any, ...]] = []
-        for source_digest, file_name, pinned, decision in decisions:
-            parameters = [source_digest, file_name, pinned or "", self._detector()]
-            fields = {
-                "media_type": decision.media_type,
-                "source": decision.source,
-                "charset": decision.charset,
-                "magic_type": decision.magic_type,
-            }
-            text = _json(fields)
-            rows.append((*parameters, text, _entry_digest(*parameters, text)))
+        rows = [
+            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
+            for digest, name, pinned, decision in decisions
+        ]
         self._write_rows("INSERT OR REPLACE INTO media_decisions VALUES (?, ?, ?, ?, ?, ?)", rows)
 
-    def _detector(self) -> str:
-        if self._detector_id is None:
-            self._detector_id = _media_detector()
-        return self._detector_id
+    def _detector(self, declared: str = "") -> str:
+        if declared not in self._detector_ids:
+            self._detector_ids[declared] = media_detector(declared)
+        return self._detector_ids[declared]
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""
-        rows = [(*key.as_list(), *encode_entry(key, outcome, facts)) for key, outcome, facts in entries]
+        rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
         self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:

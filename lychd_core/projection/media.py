@@ -1,14 +1,18 @@
 """One normalized media type per material, decided by the core.
 
 libmagic (python-magic) says what the bytes are: binary or text, and the charset.
-It calls most source files ``text/plain``, so a closed core-owned table of file
-kinds (file name, extension, shebang) names the text kind. Precedence, highest first:
+It calls most source files ``text/plain``, so tables of file kinds (file name,
+extension, shebang) name the text kind: the core's own, extended by the configuration's
+``[media_types]`` and the profiles' declarations (:mod:`lychd_core.projection.declared`).
+Precedence, highest first:
 
 1. binary content (libmagic charset ``binary`` or a NUL byte) — never becomes text;
 2. a media type pinned on the material reference;
-3. the exact file name, then the extension table;
-4. the shebang table;
-5. libmagic's own (normalized) answer.
+3. the configuration's ``[media_types]``: exact file name, then extension;
+4. installed profiles' declared file names, then extensions;
+5. the core's exact file name, then extension table;
+6. the shebang table;
+7. libmagic's own (normalized) answer.
 """
 
 from __future__ import annotations
@@ -17,59 +21,35 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from types import MappingProxyType
 from typing import Literal
 
 import magic
 
 from lychd_core.errors import MediaTypeError
-from lychd_core.mediatypes import OCTET_STREAM, is_textual, normalize_media_type
+from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, OCTET_STREAM, is_textual, normalize_media_type
+from lychd_core.projection.declared import EMPTY_TABLE, MediaTable
+
+__all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "detect_media_type", "sniff"]
 
 SNIFF_BYTES = 65_536
-
-FILE_NAMES = MappingProxyType(
-    {
-        "Makefile": "text/x-makefile",
-        "Dockerfile": "text/x-dockerfile",
-        "LICENSE": "text/plain",
-        "README": "text/plain",
-    }
-)
-
-EXTENSIONS = MappingProxyType(
-    {
-        ".py": "text/x-python",
-        ".pyi": "text/x-python",
-        ".toml": "application/toml",
-        ".md": "text/markdown",
-        ".markdown": "text/markdown",
-        ".json": "application/json",
-        ".yaml": "application/yaml",
-        ".yml": "application/yaml",
-        ".txt": "text/plain",
-        ".rst": "text/x-rst",
-        ".cfg": "text/plain",
-        ".ini": "text/plain",
-        ".sh": "text/x-shellscript",
-        ".js": "text/javascript",
-        ".ts": "text/x-typescript",
-        ".html": "text/html",
-        ".css": "text/css",
-        ".xml": "application/xml",
-        ".csv": "text/csv",
-        ".c": "text/x-c",
-        ".h": "text/x-c",
-        ".rs": "text/x-rust",
-        ".go": "text/x-go",
-    }
-)
 
 SHEBANGS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     (re.compile(rb"^#![^\n]*\bpython[0-9.]*\b"), "text/x-python"),
     (re.compile(rb"^#![^\n]*\b(ba|z|da)?sh\b"), "text/x-shellscript"),
 )
 
-DecisionSource = Literal["binary", "pinned", "file-name", "extension", "shebang", "libmagic"]
+DecisionSource = Literal[
+    "binary",
+    "pinned",
+    "config-file-name",
+    "config-extension",
+    "profile-file-name",
+    "profile-extension",
+    "file-name",
+    "extension",
+    "shebang",
+    "libmagic",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +84,13 @@ def sniff(data: bytes) -> tuple[str, str]:
     return mime.strip().lower(), charset.lower()
 
 
-def detect_media_type(path: str, data: bytes, pinned: str | None = None) -> MediaDecision:
-    """Decide the normalized media type of ``data`` found at workspace path ``path``."""
+def detect_media_type(
+    path: str, data: bytes, pinned: str | None = None, table: MediaTable = EMPTY_TABLE
+) -> MediaDecision:
+    """Decide the normalized media type of ``data`` found at workspace path ``path``.
+
+    ``table`` holds the declared media types (configuration, then profiles); see the module docstring.
+    """
     magic_type, charset = sniff(data)
     binary = charset == "binary" or b"\x00" in data[:SNIFF_BYTES]
     if binary:
@@ -119,6 +104,9 @@ def detect_media_type(path: str, data: bytes, pinned: str | None = None) -> Medi
         return MediaDecision(kind, "binary", charset, magic_type)
     if pinned is not None:
         return MediaDecision(normalize_media_type(pinned), "pinned", charset, magic_type)
+    declared = table.lookup(path)
+    if declared is not None:
+        return MediaDecision(declared[0].media_type, declared[1], charset, magic_type)
     name = PurePosixPath(path).name
     if name in FILE_NAMES:
         return MediaDecision(FILE_NAMES[name], "file-name", charset, magic_type)

@@ -10,8 +10,9 @@ from pydantic import BaseModel
 from lychd_core.blocks import Omission
 from lychd_core.digests import canonical_json
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_core.projection.cache import CacheKey
+from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.materials import MaterialRef
+from lychd_core.projection.media import MediaDecision
 from lychd_core.registry import RegisteredPlugin
 
 __all__ = ["Checked", "Job", "canonical_facts", "check_outcome", "checked", "run_profile"]
@@ -26,6 +27,7 @@ class Job:
     options: BaseModel
     source: SourceMaterial
     key: CacheKey
+    media: MediaDecision | None = None
 
 
 def _no_float(text: str) -> object:

@@ -26,14 +26,25 @@ from pydantic import BaseModel
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.config import LychdConfig, resolve_rule
 from lychd_core.digests import JsonValue, json_digest, sha256_digest
-from lychd_core.errors import ConfigError, LychdError, MaterialError, MediaTypeError, ProjectionUnavailable
+from lychd_core.errors import (
+    ConfigError,
+    LychdError,
+    MaterialError,
+    MediaTypeError,
+    ProjectionCacheError,
+    ProjectionUnavailable,
+)
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_core.projection.cache import CacheKey, ProjectionCache
+from lychd_core.privacy.rules import label_for
+from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.declared import MediaTable
+from lychd_core.projection.declared import media_table as build_media_table
 from lychd_core.projection.materials import MaterialRef, MaterialScopeError, ResolvedMaterial, Workspace
 from lychd_core.projection.media import MediaDecision, detect_media_type
 from lychd_core.projection.outcomes import Checked, Job
 from lychd_core.projection.pool import JobRunner
 from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.stores.protocols import ProjectionCacheStore
 
 Progress = Callable[[int], None]
 
@@ -64,6 +75,8 @@ class Contribution:
     profile_pin: str | None = None
     parser_version: str | None = None
     facts_json: bytes = field(default=b"null", repr=False)
+    media: MediaDecision | None = None
+    """The media-type decision and the source that made it (None when reading failed first)."""
 
     @property
     def facts(self) -> JsonValue:
@@ -97,6 +110,7 @@ class Contribution:
             "status": "unavailable" if self.block is None else ("cached" if self.cached else "projected"),
             "unavailable": self.unavailable,
             "media_type": self.media_type,
+            "media_source": None if self.media is None else self.media.source,
             "profile": self.profile_pin,
             "parser_version": self.parser_version,
             "block": None if self.block is None else self.block.to_json(),
@@ -114,13 +128,21 @@ class Projector:
         config: LychdConfig,
         registry: Registry,
         workspace: Workspace,
-        cache: ProjectionCache | None = None,
+        cache: ProjectionCacheStore | None = None,
     ) -> None:
         self.config = config
         self.registry = registry
         self.workspace = workspace
         self.cache = cache
         self._new_media: list[tuple[str, str, str | None, MediaDecision]] = []
+        self._table: MediaTable | None = None
+
+    @property
+    def media_table(self) -> MediaTable:
+        """The declared media types (configuration, then installed profiles); conflicts raise once, here."""
+        if self._table is None:
+            self._table = build_media_table(self.config, self.registry)
+        return self._table
 
     # --- preparing ----------------------------------------------------------------
 
@@ -141,13 +163,14 @@ class Projector:
 
     def _media(self, ref: MaterialRef, data: bytes, digest: str) -> MediaDecision:
         """The media-type decision, remembered in the cache by (digest, file name, pin)."""
+        table = self.media_table
         if self.cache is None:
-            return detect_media_type(ref.path or "", data, ref.media_type)
+            return detect_media_type(ref.path or "", data, ref.media_type, table)
         name = PurePosixPath(ref.path or "").name
-        remembered = self.cache.media(digest, name, ref.media_type)
+        remembered = self.cache.media(digest, name, ref.media_type, table.identity)
         if remembered is not None:
             return remembered
-        decision = detect_media_type(ref.path or "", data, ref.media_type)
+        decision = detect_media_type(ref.path or "", data, ref.media_type, table)
         self._new_media.append((digest, name, ref.media_type, decision))
         return decision
 
@@ -170,17 +193,17 @@ class Projector:
             plugin, options = self.resolve_profile(ref, media.media_type)
             bounds = {"media_type": media.media_type, "max_bytes": max_bytes, "max_chars": max_chars}
             key = self._key(resolved, plugin, options, bounds)
-        except MaterialScopeError:
-            raise
+        except (MaterialScopeError, ProjectionCacheError):
+            raise  # a scope escape or an unusable cache store refuses the whole call, not one file
         except LychdError as exc:
             if ref.required:
                 raise
             media_type = None if media is None else media.media_type
-            return Contribution(ref, None, f"{type(exc).__name__}: {exc}", media_type=media_type)
+            return Contribution(ref, None, f"{type(exc).__name__}: {exc}", media_type=media_type, media=media)
         source = SourceMaterial(
             ref.source, resolved.media.media_type, resolved.data, resolved.digest, max_bytes, max_chars
         )
-        job = Job(ref, plugin, options, source, key)
+        job = Job(ref, plugin, options, source, key, media)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -196,7 +219,9 @@ class Projector:
         if isinstance(outcome, Unavailable):
             if ref.required:
                 raise RequiredMaterialUnavailable(ref.source, plugin.pin, outcome.reason)
-            return Contribution(ref, None, outcome.reason, False, job.source.media_type, plugin.pin, parser_version)
+            return Contribution(
+                ref, None, outcome.reason, False, job.source.media_type, plugin.pin, parser_version, media=job.media
+            )
         projected, facts = outcome
         lineage = Lineage(
             source_path=ref.source,
@@ -210,10 +235,14 @@ class Projector:
             layer=Layer.CODEX,
             key=f"codex:{ref.source}:{plugin.pin}",
             text=projected.text,
-            label=ref.label,
+            label=label_for(
+                self.config.labels, ref.path, job.source.digest, ref.label if "label" in ref.model_fields_set else None
+            ),
             lineage=lineage,
         )
-        return Contribution(ref, block, None, cached, job.source.media_type, plugin.pin, parser_version, facts)
+        return Contribution(
+            ref, block, None, cached, job.source.media_type, plugin.pin, parser_version, facts, job.media
+        )
 
     # --- projecting ---------------------------------------------------------------
 
@@ -232,6 +261,7 @@ class Projector:
         """
         if processes < 1:
             raise ConfigError(f"processes must be at least 1, got {processes}")
+        _ = self.media_table  # a declaration conflict refuses the whole run, not each file
         window = 1 if processes == 1 else 4 * processes
         results: list[Contribution | None] = [None] * len(refs)
         running: dict[Future[Checked], tuple[int, Job]] = {}
@@ -278,6 +308,7 @@ class Projector:
     def _store(self, fresh: list[tuple[CacheKey, Projected, bytes]]) -> None:
         if self.cache is not None:
             self.cache.put_many(fresh)
-            self.cache.remember_media(self._new_media)
+            if self._new_media:
+                self.cache.remember_media(self._new_media, self.media_table.identity)
         fresh.clear()
         self._new_media = []

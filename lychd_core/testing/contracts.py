@@ -6,14 +6,17 @@ from typing import Any
 
 import pytest
 
-from lychd_core.blocks import Block, Layer
+from lychd_core.compression import replace, validate_proposal
+from lychd_core.compression.runner import compression_request, pinned
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.errors import CompactionError, LychdError, PrivacyRefusal
-from lychd_core.families import Compressed, PluginFamily, Projected, SourceMaterial, Unavailable
+from lychd_core.families import CompactionRequest, PluginFamily, Projected, SourceMaterial, Unavailable
+from lychd_core.graph import ContextGraph, ContextNode, TokenBudget, select
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.mediatypes import normalize_media_type
 from lychd_core.registry import registry_from
 from lychd_core.roles import PRODUCER_CLASSES, RoleProfile, allowed_operations
+from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
 
 
 class _PluginContract:
@@ -97,7 +100,11 @@ class ProjectionProfileContract(_PluginContract):
 
 
 class CompressorContract(_PluginContract):
-    """Override ``compressor`` and optionally ``sample_blocks``."""
+    """Override ``compressor`` and, for material it compresses, ``sample_nodes``.
+
+    The sample nodes become a graph that a writer's plan selects; every proposal the
+    compressor makes for them must pass the core's validation and replacement.
+    """
 
     family = PluginFamily.COMPRESSOR
 
@@ -110,29 +117,85 @@ class CompressorContract(_PluginContract):
         return compressor
 
     @pytest.fixture
-    def sample_blocks(self) -> tuple[Block, ...]:
+    def sample_nodes(self) -> tuple[ContextNode, ...]:
         text = "\n".join(f"line {i}: the quick brown fox jumps over the lazy dog" for i in range(40))
-        return (Block(layer=Layer.CODEX, key="codex:a", text=text), Block(layer=Layer.KARMA, key="karma:b", text=text))
+        return tuple(
+            ContextNode.create(
+                id=node_id,
+                content=text,
+                provenance=Provenance.REPOSITORY,
+                authority=Authority.NON_AUTHORITATIVE,
+                trust=Trust.CONSTRAINED,
+                context_class=ContextClass.SOURCE,
+                requirement=Requirement.OPTIONAL,
+                token_estimate=len(text) // 3 + 1,
+            )
+            for node_id in ("source:a", "source:b")
+        )
 
-    def test_compression_fits_and_is_deterministic(self, compressor: Any, sample_blocks: tuple[Block, ...]) -> None:
-        limit = sum(len(b.text) for b in sample_blocks) // 4
-        options = compressor.options_model()
-        first = compressor.compress(sample_blocks, limit, options)
-        assert first == compressor.compress(sample_blocks, limit, options)
-        assert isinstance(first, Compressed)
-        assert len(first.text) <= limit
+    @pytest.fixture
+    def max_chars(self, sample_nodes: tuple[ContextNode, ...]) -> int:
+        return max(64, sum(node.chars for node in sample_nodes) // 4)
 
-    def test_shorter_output_declares_omissions(self, compressor: Any, sample_blocks: tuple[Block, ...]) -> None:
-        limit = sum(len(b.text) for b in sample_blocks) // 4
-        result = compressor.compress(sample_blocks, limit, compressor.options_model())
-        assert result.omissions, "compression that drops material must declare what it omitted"
+    @pytest.fixture
+    def sample_budget(self) -> TokenBudget:
+        """The budget the sample is selected under (small, to offer omitted sources)."""
+        return TokenBudget(window=10**9, reserved_output=1)
 
-    def test_impossible_fit_refuses(self, compressor: Any, sample_blocks: tuple[Block, ...]) -> None:
+    @pytest.fixture(autouse=True)
+    def _budget(self, sample_budget: TokenBudget) -> None:
+        self._sample_budget = sample_budget
+
+    def _setup(self, compressor: Any, nodes: tuple[ContextNode, ...], max_chars: int) -> Any:
+        graph = ContextGraph(nodes)
+        profile = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
+        plan = select(graph, profile, self._sample_budget)
+        pin = pinned(compressor)
+        request = compression_request(graph, plan, pin.policy, max_chars=max_chars, chars_per_token=3)
+        return graph, plan, pin, request
+
+    def test_preserves_trust_is_declared(self, compressor: Any) -> None:
+        assert isinstance(compressor.preserves_trust, bool)
+
+    def test_proposals_are_deterministic(
+        self, compressor: Any, sample_nodes: tuple[ContextNode, ...], max_chars: int
+    ) -> None:
+        _, _, pin, request = self._setup(compressor, sample_nodes, max_chars)
+        first = compressor.propose(request, pin.options)
+        assert isinstance(first, tuple)
+        assert first == compressor.propose(request, pin.options)
+
+    def test_sample_is_compressed_and_validates(
+        self, compressor: Any, sample_nodes: tuple[ContextNode, ...], max_chars: int
+    ) -> None:
+        graph, plan, pin, request = self._setup(compressor, sample_nodes, max_chars)
+        proposals = compressor.propose(request, pin.options)
+        assert proposals, "the sample must give at least one proposal (override sample_nodes)"
+        validated = [validate_proposal(p, graph, plan, pin.policy, max_chars=max_chars) for p in proposals]
+        replaced = replace(graph, validated)
+        for compaction in validated:
+            assert compaction.node.id in replaced
+            assert all(source not in replaced for source in compaction.replaced)
+
+    def test_every_proposal_declares_its_omissions(
+        self, compressor: Any, sample_nodes: tuple[ContextNode, ...], max_chars: int
+    ) -> None:
+        _, _, pin, request = self._setup(compressor, sample_nodes, max_chars)
+        for proposal in compressor.propose(request, pin.options):
+            assert proposal.omissions, "a strictly smaller derivation drops something; declare what"
+
+    def test_no_sources_no_proposals(self, compressor: Any, sample_nodes: tuple[ContextNode, ...]) -> None:
+        _, _, pin, request = self._setup(compressor, sample_nodes, 64)
+        empty = CompactionRequest((), request.policy, request.max_chars, request.chars_per_token)
+        assert compressor.propose(empty, pin.options) == ()
+
+    def test_tight_bound_refuses_or_fits(self, compressor: Any, sample_nodes: tuple[ContextNode, ...]) -> None:
+        _, _, pin, request = self._setup(compressor, sample_nodes, 1)
         try:
-            result = compressor.compress(sample_blocks, 1, compressor.options_model())
+            proposals = compressor.propose(request, pin.options)
         except CompactionError:
             return
-        assert len(result.text) <= 1 and result.omissions
+        assert all(len(p.content) <= 1 for p in proposals)
 
 
 class RolePolicyContract(_PluginContract):

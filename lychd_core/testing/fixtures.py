@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lychd_core.registry import Registry, get_registry
+from lychd_core.testing.postgres import PostgresServer, PostgresUnavailable
 
 
 @pytest.fixture
@@ -21,3 +25,31 @@ def lychd_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "workspace"
     root.mkdir()
     return root
+
+
+@pytest.fixture(scope="session")
+def lychd_postgresql() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster for the session.
+
+    Fails (with how to install a server) when none can be started, unless
+    ``LYCHD_SKIP_POSTGRESQL=1`` is set, which skips instead: for developers only.
+    """
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as exc:
+        if os.environ.get("LYCHD_SKIP_POSTGRESQL") == "1":
+            pytest.skip(f"LYCHD_SKIP_POSTGRESQL=1: {str(exc).splitlines()[0]}")
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.destroy()
+
+
+_schemas = itertools.count()
+
+
+@pytest.fixture
+def lychd_pg_schema() -> str:
+    """A database schema name no other test in this session uses (each is a separate store)."""
+    return f"t{os.getpid()}_{next(_schemas)}"

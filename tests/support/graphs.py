@@ -9,7 +9,7 @@ import pytest
 from lychd_core.graph import ContextNode, TokenBudget
 from lychd_core.graph.precedence import PrecedenceIndex
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
+from lychd_core.vocabulary import TRUST_CEILING, Authority, ContextClass, Provenance, Requirement, Trust
 
 C, R = ContextClass, Requirement
 EVERYTHING = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
@@ -21,13 +21,13 @@ def node(node_id: str, tokens: int = 10, *deps: str, **overrides: Any) -> Contex
         "content": "x" * tokens,
         "provenance": Provenance.REPOSITORY,
         "authority": Authority.NON_AUTHORITATIVE,
-        "trust": Trust.TRUSTED,
         "context_class": C.SOURCE,
         "requirement": R.OPTIONAL,
         "token_estimate": tokens,
         "dependencies": tuple(sorted(deps)),
     }
     fields.update(overrides)
+    fields.setdefault("trust", min(Trust.TRUSTED, TRUST_CEILING[fields["provenance"]]))
     return ContextNode.create(**fields)
 
 

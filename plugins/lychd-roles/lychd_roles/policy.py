@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_core.errors import RolePolicyError
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import ContextClass, Operation, Provenance
+from lychd_core.vocabulary import TRUST_CEILING, ContextClass, Operation, Provenance, Trust, parse_token
 
 C = ContextClass
 P = Provenance
@@ -94,6 +94,19 @@ class StandardRolesOptions(BaseModel):
         description="Provenances hidden from every role, on top of each profile.",
         examples=[["external"]],
     )
+    minimum_trust: Literal["untrusted", "constrained", "trusted"] = Field(
+        default="untrusted",
+        description="Hide every provenance whose trust ceiling is below this level.",
+        examples=["constrained"],
+    )
+
+
+def below(minimum: str) -> frozenset[Provenance]:
+    """Provenances whose trust ceiling is below ``minimum`` (a node never exceeds its ceiling)."""
+    level = parse_token(Trust, minimum)
+    if level is None:
+        raise RolePolicyError(f"minimum_trust must be untrusted, constrained or trusted, not {minimum!r}")
+    return frozenset(p for p, ceiling in TRUST_CEILING.items() if ceiling < level)
 
 
 class StandardRoles:
@@ -117,6 +130,6 @@ class StandardRoles:
         return RoleProfile(
             role=role,
             visible_classes=view.classes - frozenset(options.hidden_classes),
-            visible_provenances=view.provenances - frozenset(options.hidden_provenances),
+            visible_provenances=view.provenances - frozenset(options.hidden_provenances) - below(options.minimum_trust),
             capability_view=view.operations,
         )

@@ -92,3 +92,22 @@ def test_foreign_options_and_bad_role_names_are_role_policy_errors() -> None:
         POLICY.profile("", DEFAULTS)
     with pytest.raises(RolePolicyError):
         POLICY.profile(7, DEFAULTS)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("minimum", "hidden"),
+    [
+        ("untrusted", set()),
+        ("constrained", {Provenance.EXTERNAL, Provenance.MEMORY}),
+        ("trusted", {Provenance.EXTERNAL, Provenance.MEMORY, Provenance.TOOL, Provenance.AGENT, Provenance.REVIEW}),
+    ],
+)
+def test_minimum_trust_hides_provenances_below_it(minimum: str, hidden: set[Provenance]) -> None:
+    policy = StandardRoles()
+    profile = policy.profile("writer", StandardRolesOptions(minimum_trust=minimum))
+    assert frozenset(Provenance) - profile.visible_provenances == hidden
+
+
+def test_minimum_trust_is_one_of_three_levels() -> None:
+    with pytest.raises(ValueError):
+        StandardRolesOptions.model_validate({"minimum_trust": "mostly"})

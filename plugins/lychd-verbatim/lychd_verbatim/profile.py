@@ -12,31 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from lychd_core.blocks import Omission
 from lychd_core.digests import JsonValue
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_core.mediatypes import known_text_types
 
 FORMAT = "verbatim/1"
-MEDIA_TYPES = frozenset(
-    {
-        "application/json",
-        "application/toml",
-        "application/xml",
-        "application/yaml",
-        "text/css",
-        "text/csv",
-        "text/html",
-        "text/javascript",
-        "text/markdown",
-        "text/plain",
-        "text/x-c",
-        "text/x-dockerfile",
-        "text/x-go",
-        "text/x-makefile",
-        "text/x-python",
-        "text/x-rst",
-        "text/x-rust",
-        "text/x-shellscript",
-        "text/x-typescript",
-    }
-)
+MEDIA_TYPES = known_text_types()  # every text kind the core can decide (a superset of revision 1's first list)
 # C0 controls that text files do not contain (tab, line feed, vertical tab, form feed,
 # carriage return and escape are allowed): their presence means binary content.
 _BINARY_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f]")

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lychd_core.blocks import Block, Omission
+from lychd_core.blocks import Omission
 from lychd_core.errors import CompactionError
 from lychd_core.families import (
     MAX_SCORE,
-    Compressed,
+    CompactionProposal,
+    CompactionRequest,
     PrivacyFinding,
     Projected,
     RankingCandidate,
     RankingQuery,
     Score,
     SourceMaterial,
+    SourceRange,
     Unavailable,
 )
 from lychd_core.labels import PrivatizationLabel
@@ -40,6 +43,7 @@ class UpperProfile:
     revision = 1
     options_model = UpperOptions
     media_types = frozenset({"text/x-toy"})
+    file_media_types = MappingProxyType({".toy": "text/x-toy"})  # optional: files of its media type
     parser_version = "toy 1"
 
     def project(self, source: SourceMaterial, options: UpperOptions) -> Projected | Unavailable:
@@ -58,33 +62,47 @@ class UpperProfile:
 
 
 class HeadCompressor:
-    """Keeps the first lines that fit and declares the rest omitted."""
+    """Proposes, per source, its first lines that fit and an omission for the rest."""
 
     name = "toy.head"
     revision = 1
     options_model = NoOptions
+    preserves_trust = False  # a toy: it promises nothing about what it keeps
 
-    def compress(self, blocks: tuple[Block, ...], max_chars: int, options: NoOptions) -> Compressed:
+    def propose(self, request: CompactionRequest, options: NoOptions) -> tuple[CompactionProposal, ...]:
         marker = "[... omitted]"
-        if max_chars < len(marker):
-            raise CompactionError(f"{max_chars} characters cannot hold even the omission marker")
-        lines = "\n".join(block.text for block in blocks).splitlines()
-        kept: list[str] = []
-        used = len(marker)
-        for line in lines:
-            if used + len(line) + 1 > max_chars:
-                break
-            kept.append(line)
-            used += len(line) + 1
-        omitted = len(lines) - len(kept)
-        if not omitted:
-            return Compressed("\n".join(kept))
-        omission = Omission(kind="truncated", first_line=len(kept) + 1, last_line=len(lines), reason="over budget")
-        return Compressed("\n".join([*kept, marker]), (omission,))
+        if request.sources and request.max_chars < len(marker):
+            raise CompactionError(f"{request.max_chars} characters cannot hold even the omission marker")
+        proposals = []
+        for source in request.sources:
+            lines = source.content.splitlines()
+            kept: list[str] = []
+            used = len(marker)
+            for line in lines:
+                if used + len(line) + 1 > request.max_chars:
+                    break
+                kept.append(line)
+                used += len(line) + 1
+            if len(kept) == len(lines):
+                continue
+            omission = Omission(kind="truncated", first_line=len(kept) + 1, last_line=len(lines), reason="over budget")
+            proposals.append(
+                CompactionProposal(
+                    output_id=f"head:{source.node_id}",
+                    policy_id=request.policy.id,
+                    policy_digest=request.policy.digest,
+                    content="\n".join([*kept, marker]),
+                    ranges=(SourceRange(source.node_id, 0, len(source.content)),),
+                    source_digests=((source.node_id, source.digest),),
+                    invariants=("leading lines verbatim",),
+                    omissions=(omission,),
+                )
+            )
+        return tuple(proposals)
 
 
 class ToyRoles:
-    """Every role sees only sources and specifications, and may only read."""
+    """Every role sees only the Stable Floor, sources, specifications and the query, and may only read."""
 
     name = "toy.roles"
     revision = 1
@@ -95,8 +113,19 @@ class ToyRoles:
         view = tuple(sorted(allowed_operations(role) & allowed_operations("*")))
         return RoleProfile(
             role=role,
-            visible_classes=frozenset({ContextClass.SOURCE, ContextClass.SPECIFICATION}),
-            visible_provenances=frozenset({Provenance.REPOSITORY, Provenance.USER}),
+            visible_classes=frozenset(
+                {
+                    ContextClass.POLICY,
+                    ContextClass.INSTRUCTION,
+                    ContextClass.ENVIRONMENT,
+                    ContextClass.SOURCE,
+                    ContextClass.SPECIFICATION,
+                    ContextClass.QUERY,
+                }
+            ),
+            visible_provenances=frozenset(
+                {Provenance.SYSTEM, Provenance.APPLICATION, Provenance.REPOSITORY, Provenance.USER}
+            ),
             capability_view=view,
         )
 

@@ -1,0 +1,212 @@
+"""Compression inside assembly: when it runs, over what, and how its results render.
+
+Compression runs only at a declared placement: ``over-budget`` runs the pinned
+compressors when the first plan leaves optional material out for lack of room, and
+``never`` does not run them. The report says what ran, why, and what each saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lychd_core.blocks import Block, Layer, Lineage
+from lychd_core.compression.errors import MalformedProposalError
+from lychd_core.compression.messages import message_texts
+from lychd_core.compression.runner import CompressionOutcome, PinnedCompressor, compress_graph, pinned
+from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction
+from lychd_core.config import LychdConfig
+from lychd_core.errors import AssemblyError, HistoryError
+from lychd_core.families import Compressor
+from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.registry import Registry
+from lychd_core.vocabulary import ContextClass, Provenance, Requirement
+
+
+def placement_of(config: LychdConfig, compress: bool | None) -> str:
+    """The placement in force: the caller's explicit choice, else the configured one."""
+    if compress is None:
+        return config.compression.placement
+    return "over-budget" if compress else "never"
+
+
+def pinned_compressors(config: LychdConfig, registry: Registry) -> list[PinnedCompressor]:
+    """The configured compressors, resolved at their exact revisions with validated options."""
+    pins = config.compression.compressors
+    if not pins:
+        raise AssemblyError(
+            "compression was requested, but no compressors are pinned; add them under "
+            '[[compression.compressors]] (for example name = "compress.tool-output-elision", revision = 1)'
+        )
+    result = []
+    for pin in pins:
+        compressor = registry.compressor(pin.name, pin.revision)
+        result.append(pinned(compressor, compressor.options_model.model_validate(pin.options)))
+    return result
+
+
+def candidate(node: ContextNode) -> bool:
+    """Assembly offers settled history groups and optional codex material: what it can render."""
+    if node.context_class is ContextClass.HISTORY:
+        return True
+    return node.id.startswith(f"L{int(Layer.CODEX)}:") and node.requirement is Requirement.OPTIONAL
+
+
+@dataclass(frozen=True)
+class AssemblyCompression:
+    """What compression did for one assembly, as data (``to_json``) and for rendering."""
+
+    placement: str
+    ran: bool
+    reason: str
+    outcome: CompressionOutcome | None = None
+    derived_by_source: dict[str, ValidatedCompaction] = field(default_factory=dict)
+    history: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each derived history node's messages (compact JSON), checked once."""
+
+    @property
+    def compactions(self) -> tuple[ValidatedCompaction, ...]:
+        return () if self.outcome is None else self.outcome.compactions
+
+    def to_json(self) -> dict[str, Any]:
+        per_policy: dict[str, dict[str, int]] = {}
+        for c in self.compactions:
+            entry = per_policy.setdefault(c.receipt.policy_id, {"proposals": 0, "saved_chars": 0, "saved_tokens": 0})
+            entry["proposals"] += 1
+            entry["saved_chars"] += c.receipt.saved_chars
+            entry["saved_tokens"] += c.receipt.saved_tokens
+        return {
+            "placement": self.placement,
+            "ran": self.ran,
+            "reason": self.reason,
+            "saved": {
+                "chars": sum(c.receipt.saved_chars for c in self.compactions),
+                "tokens": sum(c.receipt.saved_tokens for c in self.compactions),
+            },
+            "compressors": per_policy,
+            "compactions": [c.receipt.to_json() for c in self.compactions],
+        }
+
+
+def compress_for_assembly(
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    config: LychdConfig,
+    registry: Registry,
+    *,
+    compress: bool | None,
+    chars_per_token: int,
+    labels: Mapping[str, PrivatizationLabel],
+    older_unseen: int,
+    semantic: Compressor | None = None,
+) -> AssemblyCompression:
+    """Run the pinned compressors if the placement says so, then the caller's semantic
+    compressor if one was passed (its own placement); the graph and plan they leave."""
+    placement = placement_of(config, compress)
+    if semantic is not None:
+        placement = f"{placement}+semantic"
+    if placement == "never":
+        return AssemblyCompression(placement, False, "placement never: compressors do not run")
+    short = [e.node_id for e in plan.explanations.values() if not e.selected and e.reason in ROOM_REASONS]
+    if not short:
+        return AssemblyCompression(placement, False, "everything fits: no optional material would be omitted")
+    pins = [] if placement.startswith("never") else pinned_compressors(config, registry)
+    if semantic is not None:
+        pins.append(pinned(semantic))
+    outcome = compress_graph(
+        graph,
+        plan,
+        pins,
+        max_chars=config.compression.max_chars,
+        chars_per_token=chars_per_token,
+        labels=labels,
+        candidate=candidate,
+        older_unseen=older_unseen,
+    )
+    by_source = {source: c for c in outcome.compactions for source in c.replaced}
+    texts = {  # checked here, so a bad one refuses before anything is retained
+        c.node.id: history_texts(c) for c in outcome.compactions if c.source_class is ContextClass.HISTORY
+    }
+    reason = f"placement over-budget: {len(short)} optional nodes would be omitted for lack of room"
+    return AssemblyCompression(placement, True, reason, outcome, by_source, texts)
+
+
+def history_texts(compaction: ValidatedCompaction) -> tuple[str, ...]:
+    """A derived history node's messages, each as compact JSON; a typed refusal if it has none."""
+    try:
+        return message_texts(compaction.node.content, compaction.node.id)
+    except HistoryError as exc:
+        raise MalformedProposalError(
+            f"{compaction.node.id!r} replaces history but is not complete messages: {exc}",
+            output_id=compaction.node.id,
+        ) from None
+
+
+def derived_block(compaction: ValidatedCompaction) -> Block:
+    """The layer-2 block a derived codex node renders as, with its lineage and label."""
+    receipt = compaction.receipt
+    return Block(
+        layer=Layer.CODEX,
+        key=compaction.node.id,
+        text=compaction.node.content,
+        label=compaction.label,
+        lineage=Lineage(
+            source_digests=tuple(digest for _, digest in receipt.sources),
+            profile=receipt.policy_id,
+            omissions=receipt.omissions,
+            tags=(Provenance.DERIVED_COMPACTION.value,),
+        ),
+    )
+
+
+def kept_in_order(
+    ids: Sequence[str], selected: set[str], compression: AssemblyCompression
+) -> list[tuple[str, ValidatedCompaction | None]]:
+    """``ids`` (render order) mapped to what renders: the node itself, or once per derived node."""
+    result: list[tuple[str, ValidatedCompaction | None]] = []
+    emitted: set[str] = set()
+    for node_id in ids:
+        compaction = compression.derived_by_source.get(node_id)
+        if compaction is None:
+            if node_id in selected:
+                result.append((node_id, None))
+        elif compaction.node.id in selected and compaction.node.id not in emitted:
+            emitted.add(compaction.node.id)
+            result.append((node_id, compaction))
+    return result
+
+
+def render_floor(floor: Sequence[Block], selected: set[str], compression: AssemblyCompression) -> tuple[Block, ...]:
+    """Kept floor blocks in order, a derived block in place of the first of its sources."""
+    from lychd_core.assembly.nodes import floor_node_id  # assembly imports this module
+
+    by_id = {floor_node_id(block): block for block in floor}
+    kept = kept_in_order(list(by_id), selected, compression)
+    return tuple(by_id[node_id] if c is None else derived_block(c) for node_id, c in kept)
+
+
+def render_history(
+    groups: Sequence[tuple[str, int, tuple[str, ...]]], selected: set[str], compression: AssemblyCompression
+) -> tuple[tuple[str, ...], int | None, list[ValidatedCompaction]]:
+    """Kept history texts oldest first from ``(node_id, start, texts)`` oldest first, the
+    start of the oldest kept message, and the derived history nodes that render."""
+    texts: list[str] = []
+    start: int | None = None
+    derived: list[ValidatedCompaction] = []
+    by_id = {node_id: (begin, group_texts) for node_id, begin, group_texts in groups}
+    for node_id, compaction in kept_in_order(list(by_id), selected, compression):
+        begin, group_texts = by_id[node_id]
+        start = begin if start is None else start
+        if compaction is None:
+            texts += group_texts
+        else:
+            texts += compression.history[compaction.node.id]
+            derived.append(compaction)
+    return tuple(texts), start, derived
+
+
+def derived_labels(compression: AssemblyCompression, selected: set[str]) -> dict[str, PrivatizationLabel]:
+    """The label of every selected derived node: the join of its sources' labels."""
+    return {c.node.id: c.label for c in compression.compactions if c.node.id in selected}

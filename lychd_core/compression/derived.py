@@ -1,0 +1,69 @@
+"""The derived node a valid proposal becomes: its trust, visibility, label and place.
+
+Derivation never raises authority or trust and never lowers privacy influence:
+authority is non-authoritative; trust is ``trusted`` only when every source is trusted
+and the policy preserves trust, else ``untrusted``; visibility is the intersection of
+the sources'; the label is the join of the sources' labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from lychd_core.families import CompactionPolicy, CompactionProposal
+from lychd_core.graph import ContextNode
+from lychd_core.labels import PrivatizationLabel, join_labels
+from lychd_core.vocabulary import Authority, Provenance, Trust
+
+UNKNOWN = PrivatizationLabel.restricted_unknown()
+"""The label of a source nobody labelled: restricted, lineage unknown."""
+
+
+def derived_trust(sources: Iterable[ContextNode], preserves_trust: bool) -> Trust:
+    if preserves_trust and all(node.trust is Trust.TRUSTED for node in sources):
+        return Trust.TRUSTED
+    return Trust.UNTRUSTED
+
+
+def derived_visibility(sources: Iterable[ContextNode]) -> frozenset[str] | None:
+    """Roles that see every source (``None``: every role)."""
+    result: frozenset[str] | None = None
+    for node in sources:
+        if node.visible_to is not None:
+            result = node.visible_to if result is None else result & node.visible_to
+    return result
+
+
+def derived_label(source_ids: Iterable[str], labels: Mapping[str, PrivatizationLabel]) -> PrivatizationLabel:
+    """Join of the sources' labels; a source without one counts as restricted, lineage unknown."""
+    found = [labels.get(node_id, UNKNOWN) for node_id in source_ids]
+    if all(label is found[0] for label in found):
+        return found[0]  # the join of one label with itself is itself (labels are immutable)
+    return join_labels(found)
+
+
+def derived_node(
+    proposal: CompactionProposal,
+    sources: tuple[ContextNode, ...],
+    policy: CompactionPolicy,
+    chars_per_token: int,
+    labels: Mapping[str, PrivatizationLabel],
+) -> tuple[ContextNode, PrivatizationLabel]:
+    """The checked derived node (dependencies still the sources' own) and its label."""
+    ids = {node.id for node in sources}
+    dependencies = sorted({dep for node in sources for dep in node.dependencies} - ids)
+    node = ContextNode.create(
+        id=proposal.output_id,
+        content=proposal.content,
+        provenance=Provenance.DERIVED_COMPACTION,
+        authority=Authority.NON_AUTHORITATIVE,
+        trust=derived_trust(sources, policy.preserves_trust),
+        context_class=proposal.context_class or sources[0].context_class,
+        requirement=max(node.requirement for node in sources),
+        token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
+        priority=max(node.priority for node in sources),
+        recency=max(node.recency for node in sources),
+        visible_to=derived_visibility(sources),
+        dependencies=dependencies,
+    )
+    return node, derived_label(sorted(ids), labels)

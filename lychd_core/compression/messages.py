@@ -1,0 +1,61 @@
+"""History node content as messages and back: compact JSON objects, concatenated."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from lychd_core.errors import HistoryError
+from lychd_core.history import Message, check_message, check_tool_pairing, compact_json
+
+_DECODER = json.JSONDecoder()
+
+
+def split_messages(content: str, where: str = "history node", *, check: bool = True) -> list[Message]:
+    """The messages whose compact JSON, concatenated, is ``content``; ``HistoryError`` if it is not.
+
+    ``check=False`` skips the message and tool-pairing checks, for content the core built
+    and will check again on the way out (a compressor reading a history node).
+    """
+    messages: list[Message] = []
+    position = 0
+    while position < len(content):
+        try:
+            value, position = _DECODER.raw_decode(content, position)
+        except json.JSONDecodeError as exc:
+            raise HistoryError(f"{where} is not concatenated JSON messages: {exc.msg} at {exc.pos}") from None
+        if not check:
+            if not isinstance(value, dict):
+                raise HistoryError(f"{where}[{len(messages)}] is not a JSON object")
+            messages.append(value)
+            continue
+        messages.append(check_message(value, f"{where}[{len(messages)}]"))
+    if check:
+        check_tool_pairing(messages, where)
+    return messages
+
+
+def message_texts(content: str, where: str = "history node") -> tuple[str, ...]:
+    """Each message's exact text within ``content`` (checked as :func:`split_messages` does).
+
+    The slices are the bytes the node's budget was checked against, so they are kept
+    as they are rather than serialized again.
+    """
+    texts: list[str] = []
+    messages: list[Message] = []
+    position = 0
+    while position < len(content):
+        try:
+            value, end = _DECODER.raw_decode(content, position)
+        except json.JSONDecodeError as exc:
+            raise HistoryError(f"{where} is not concatenated JSON messages: {exc.msg} at {exc.pos}") from None
+        messages.append(check_message(value, f"{where}[{len(messages)}]"))
+        texts.append(content[position:end])
+        position = end
+    check_tool_pairing(messages, where)
+    return tuple(texts)
+
+
+def join_messages(messages: Sequence[Message]) -> str:
+    """Compact JSON of each message, concatenated: the content of a history node."""
+    return "".join(compact_json(message) for message in messages)

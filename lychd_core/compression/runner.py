@@ -1,0 +1,178 @@
+"""Running pinned compressors over a graph: request, propose, validate, replace, select again.
+
+Each compressor sees the graph as the previous one left it. A compressor that raises
+or returns something other than proposals is a ``CompressorFailedError``; an invalid
+proposal raises its own ``CompactionError``. Either way the caller's graph is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from lychd_core.compression.errors import CompressorFailedError
+from lychd_core.compression.protection import protection
+from lychd_core.compression.replacement import replace
+from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction, validate_proposals
+from lychd_core.digests import json_digest
+from lychd_core.errors import LychdError
+from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
+from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
+from lychd_core.graph.gcpause import cyclic_gc_paused
+from lychd_core.labels import PrivatizationLabel
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedCompressor:
+    """A resolved compressor, its validated options and the policy they make."""
+
+    compressor: Compressor
+    options: BaseModel
+    policy: CompactionPolicy
+
+
+def pinned(compressor: Compressor, options: BaseModel | None = None) -> PinnedCompressor:
+    """Pin ``compressor`` with ``options`` (its defaults when ``None``)."""
+    options = compressor.options_model() if options is None else options
+    digest = json_digest(
+        {"name": compressor.name, "revision": compressor.revision, "options": options.model_dump(mode="json")}
+    )
+    policy = CompactionPolicy(compressor.name, compressor.revision, digest, bool(compressor.preserves_trust))
+    return PinnedCompressor(compressor, options, policy)
+
+
+@dataclass(frozen=True, slots=True)
+class CompressionOutcome:
+    """The graph after compression, the plan over it, and every validated compaction."""
+
+    graph: ContextGraph
+    plan: SelectionPlan
+    compactions: tuple[ValidatedCompaction, ...]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [c.receipt.to_json() for c in self.compactions]
+
+
+def compression_request(
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    policy: CompactionPolicy,
+    *,
+    max_chars: int,
+    chars_per_token: int,
+    stable_floor: frozenset[str] = frozenset(),
+    candidate: Callable[[ContextNode], bool] | None = None,
+    older_unseen: int = 0,
+) -> CompactionRequest:
+    """Every node a compressor may use: visible, unprotected, selected or left out for room.
+
+    Nodes an earlier compressor derived are offered too, so a later one sees a contiguous
+    run (a digest of dropped history may take an elided group with the rest)."""
+    sources = []
+    for node in graph.nodes:
+        explanation = plan.explanations[node.id]
+        if not (explanation.selected or explanation.reason in ROOM_REASONS):
+            continue
+        if not visible(plan.profile, node):
+            continue
+        if protection(node, stable_floor) is not None or (candidate is not None and not candidate(node)):
+            continue
+        sources.append(
+            CompactionSource(
+                node_id=node.id,
+                content=node.content,
+                digest=node.digest,
+                context_class=node.context_class,
+                provenance=node.provenance,
+                token_estimate=node.token_estimate,
+                recency=node.recency,
+                omitted=not explanation.selected,
+            )
+        )
+    return CompactionRequest(tuple(sources), policy, max_chars, chars_per_token, older_unseen)
+
+
+def compress_graph(
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    compressors: Sequence[PinnedCompressor],
+    *,
+    max_chars: int,
+    chars_per_token: int = 3,
+    labels: Mapping[str, PrivatizationLabel] | None = None,
+    stable_floor: frozenset[str] = frozenset(),
+    candidate: Callable[[ContextNode], bool] | None = None,
+    older_unseen: int = 0,
+) -> CompressionOutcome:
+    """Run ``compressors`` in order; each one's proposals are validated and replaced at once."""
+    with cyclic_gc_paused():  # acyclic work; a full collection would re-walk the caller's whole history
+        return _compress(
+            graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen
+        )
+
+
+def _compress(
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    compressors: Sequence[PinnedCompressor],
+    max_chars: int,
+    chars_per_token: int,
+    labels: Mapping[str, PrivatizationLabel] | None,
+    stable_floor: frozenset[str],
+    candidate: Callable[[ContextNode], bool] | None,
+    older_unseen: int,
+) -> CompressionOutcome:
+    done: list[ValidatedCompaction] = []
+    labels = dict(labels or {})
+    for pin in compressors:
+        request = compression_request(
+            graph,
+            plan,
+            pin.policy,
+            max_chars=max_chars,
+            chars_per_token=chars_per_token,
+            stable_floor=stable_floor,
+            candidate=candidate,
+            older_unseen=older_unseen,
+        )
+        if not request.sources:
+            continue
+        proposals = call_compressor(pin, request)
+        if not proposals:
+            continue
+        validated = validate_proposals(
+            proposals,
+            graph,
+            plan,
+            pin.policy,
+            max_chars=max_chars,
+            chars_per_token=chars_per_token,
+            labels=labels,
+            stable_floor=stable_floor,
+        )
+        graph = replace(graph, validated)
+        plan = select(graph, plan.profile, plan.budget, plan.bounds)
+        labels.update((c.node.id, c.label) for c in validated)  # a later compaction of it joins these
+        done += validated
+    return CompressionOutcome(graph, plan, tuple(done))
+
+
+def call_compressor(pin: PinnedCompressor, request: CompactionRequest) -> tuple[Any, ...]:
+    """The compressor's proposals; anything it raises or returns malformed is typed."""
+    try:
+        proposals = pin.compressor.propose(request, pin.options)
+    except LychdError:
+        raise
+    except Exception as exc:
+        raise CompressorFailedError(
+            f"compressor {pin.policy.id} raised {type(exc).__name__}: {exc}", policy_id=pin.policy.id
+        ) from exc
+    if not isinstance(proposals, tuple):
+        raise CompressorFailedError(
+            f"compressor {pin.policy.id} must return a tuple of CompactionProposal, got {type(proposals).__name__}",
+            policy_id=pin.policy.id,
+        )
+    return proposals

@@ -1,0 +1,68 @@
+"""Privacy at egress: label rules, the egress gate, and the irreversible Privacy Cut."""
+
+from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
+from lychd_core.privacy.egress import EgressDecision, Offender, decide_egress, label_problems, label_sources
+from lychd_core.privacy.errors import (
+    CutReason,
+    CutRefused,
+    DisclosurePlanError,
+    EgressRefused,
+    ReceiptError,
+    SealReason,
+    SealRefused,
+    UnknownTargetError,
+    VocabularyError,
+)
+from lychd_core.privacy.gate import EgressGate
+from lychd_core.privacy.grammar import FieldSpec, ParsedText, RecordGrammar, check_owners, parse_text
+from lychd_core.privacy.plan import DisclosurePlan, load_plan, local_ref
+from lychd_core.privacy.projection import CallProjection, ProjectionItem
+from lychd_core.privacy.receipts import OperationCount, TransformationReceipt, check_chain, next_receipt
+from lychd_core.privacy.rules import compile_glob, label_for, matching_rule
+from lychd_core.privacy.seal import PrivacyCut, SealAuthority
+from lychd_core.privacy.settings import LOCAL, EgressConfig, EgressTarget, LabelRule
+from lychd_core.privacy.verify import CutVerification, verify_cut
+
+__all__ = [
+    "LOCAL",
+    "CallProjection",
+    "ClosedVocabulary",
+    "CutReason",
+    "CutRefused",
+    "CutVerification",
+    "DisclosurePlan",
+    "DisclosurePlanError",
+    "EgressConfig",
+    "EgressDecision",
+    "EgressGate",
+    "EgressRefused",
+    "EgressTarget",
+    "FieldSpec",
+    "LabelRule",
+    "Offender",
+    "OperationCount",
+    "ParsedText",
+    "PrivacyCut",
+    "ProjectionItem",
+    "ReceiptError",
+    "RecordGrammar",
+    "SealAuthority",
+    "SealReason",
+    "SealRefused",
+    "TransformationReceipt",
+    "UnknownTargetError",
+    "VocabularyError",
+    "check_chain",
+    "check_owners",
+    "compile_glob",
+    "decide_egress",
+    "label_for",
+    "label_problems",
+    "label_sources",
+    "load_plan",
+    "local_ref",
+    "matching_rule",
+    "next_receipt",
+    "parse_text",
+    "verify_cut",
+]

@@ -1,0 +1,71 @@
+"""A closed public vocabulary a deployment supplies as a file with its own digest.
+
+Items are plain ASCII tokens, so a homoglyph or a zero-width character can never
+pass for a listed item: the file itself is refused if it holds one.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lychd_core.digests import json_digest
+from lychd_core.privacy.errors import VocabularyError
+
+VOCABULARY_SCHEMA = "closed-vocabulary@1"
+ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!:~-]{0,127}")
+MAX_ITEMS = 1_000_000
+
+
+@dataclass(frozen=True)
+class ClosedVocabulary:
+    """Named kinds of public items (``dependencies``, ``statuses``, ...), each a closed set."""
+
+    kinds: Mapping[str, frozenset[str]]
+    digest: str
+
+    @classmethod
+    def from_mapping(cls, data: Any, source: str = "<vocabulary>") -> ClosedVocabulary:
+        if not isinstance(data, Mapping) or data.get("schema") != VOCABULARY_SCHEMA:
+            raise VocabularyError(f"{source}: expected a table with schema = {VOCABULARY_SCHEMA!r}")
+        items = data.get("items")
+        extra = sorted(set(data) - {"schema", "items"})
+        if extra or not isinstance(items, Mapping):
+            raise VocabularyError(f"{source}: expected only 'schema' and an [items] table of lists (extra: {extra})")
+        kinds: dict[str, frozenset[str]] = {}
+        total = 0
+        for kind, values in items.items():
+            if not re.fullmatch(r"[a-z][a-z0-9-]{0,39}", kind) or not isinstance(values, list):
+                raise VocabularyError(f"{source}: items.{kind} must be a list under a lowercase kind name")
+            for index, value in enumerate(values):
+                if not isinstance(value, str) or not ITEM.fullmatch(value):
+                    raise VocabularyError(
+                        f"{source}: items.{kind}[{index}] is not a plain ASCII token "
+                        "(letters, digits, . _ + ! : ~ -; no spaces, homoglyphs or invisible characters)"
+                    )
+            total += len(values)
+            kinds[kind] = frozenset(values)
+        if total > MAX_ITEMS:
+            raise VocabularyError(f"{source}: {total} items exceed the bound of {MAX_ITEMS}")
+        canonical = {"schema": VOCABULARY_SCHEMA, "items": {k: sorted(v) for k, v in sorted(kinds.items())}}
+        return cls(kinds=kinds, digest=json_digest(canonical))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ClosedVocabulary:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise VocabularyError(f"{path}: cannot read the vocabulary: {exc}") from None
+        return cls.from_mapping(data, str(path))
+
+    def items(self, kind: str) -> frozenset[str]:
+        """The items of one kind; a kind the file does not list is empty (nothing passes)."""
+        return self.kinds.get(kind, frozenset())
+
+    def all_items(self) -> frozenset[str]:
+        return frozenset().union(*self.kinds.values())

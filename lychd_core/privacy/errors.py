@@ -1,0 +1,91 @@
+"""Typed refusals of the privacy stage; each carries a reason code a program can act on."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from lychd_core.errors import LychdError, PrivacyRefusal
+
+if TYPE_CHECKING:
+    from lychd_core.privacy.egress import EgressDecision
+
+
+class CutReason(StrEnum):
+    """Why preparing, verifying or sealing a Privacy Cut was refused."""
+
+    UNCOVERED_TEXT = "uncovered-text"
+    SENSITIVE_OUTSIDE_OWNER_SLOT = "sensitive-outside-owner-slot"
+    AMBIGUOUS_SPAN = "ambiguous-span"
+    UNKNOWN_LINEAGE = "unknown-lineage"
+    PROHIBITED_CATEGORY = "prohibited-category"
+    EXCESS_ANCESTRY = "excess-ancestry"
+    LOST_UTILITY = "lost-utility"
+    RECONSTRUCTION_MISMATCH = "reconstruction-mismatch"
+    CHAIN_BROKEN = "chain-broken"
+    PLAN_MISMATCH = "plan-mismatch"
+    VERDICT_FAILED = "verdict-failed"
+    POLICY_MISMATCH = "policy-mismatch"
+    EXPIRED = "expired"
+    EMPTY = "empty"
+
+
+class SealReason(StrEnum):
+    """Why a sealed candidate was refused at egress."""
+
+    NOT_SEALED = "not-sealed"
+    CANDIDATE_MISMATCH = "candidate-mismatch"
+    TARGET_SUBSTITUTION = "target-substitution"
+    CONSUMER_SUBSTITUTION = "consumer-substitution"
+    PURPOSE_SUBSTITUTION = "purpose-substitution"
+    EXPIRED = "expired"
+    USES_EXHAUSTED = "uses-exhausted"
+
+
+class CutRefused(PrivacyRefusal):
+    """Preparing, verifying or sealing a cut was refused; ``reason`` says why.
+
+    Messages name positions and kinds, never the sensitive value itself.
+    """
+
+    def __init__(self, reason: CutReason, message: str) -> None:
+        super().__init__(f"{reason.value}: {message}")
+        self.reason = reason
+
+
+class SealRefused(PrivacyRefusal):
+    """A sealed candidate may not pass to this target now; ``reason`` says why."""
+
+    def __init__(self, reason: SealReason, message: str) -> None:
+        super().__init__(f"{reason.value}: {message}")
+        self.reason = reason
+
+
+class EgressRefused(PrivacyRefusal):
+    """An assembled context may not be sent to a target; ``decision`` names the offending nodes."""
+
+    def __init__(self, decision: EgressDecision) -> None:
+        offenders = ", ".join(f"{o.node_id} ({'; '.join(o.reasons)})" for o in decision.offenders[:5])
+        more = len(decision.offenders) - 5
+        super().__init__(
+            f"egress to target {decision.target!r} refused: {offenders}"
+            + (f" and {more} more" if more > 0 else "")
+            + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
+        )
+        self.decision = decision
+
+
+class UnknownTargetError(LychdError, LookupError):
+    """A call names an egress target the configuration does not define."""
+
+
+class DisclosurePlanError(LychdError, ValueError):
+    """A DisclosurePlan@1 is malformed or embeds what it must not."""
+
+
+class VocabularyError(LychdError, ValueError):
+    """A closed public vocabulary file is malformed or holds a non-canonical item."""
+
+
+class ReceiptError(LychdError, ValueError):
+    """A TransformationReceipt@1 is malformed (wrong schema, digest, count)."""

@@ -1,0 +1,84 @@
+"""``CallProjection``: the complete typed text of one model call, as a cut sees it.
+
+A cut accepts the whole call or nothing: blocks, history, continuation, query, tools
+and artifacts, each item labelled. Its digest is over canonical JSON, so the same
+call always has the same digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from lychd_core.digests import json_digest
+from lychd_core.labels import PrivatizationLabel, join_labels
+
+Section = Literal["blocks", "history", "continuation", "query", "tools", "artifacts"]
+SECTIONS: tuple[Section, ...] = ("blocks", "history", "continuation", "query", "tools", "artifacts")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionItem:
+    """One labelled text of a model call."""
+
+    section: Section
+    key: str
+    text: str
+    label: PrivatizationLabel
+
+    def to_json(self) -> dict[str, Any]:
+        return {"section": self.section, "key": self.key, "text": self.text, "label": self.label.to_json()}
+
+
+@dataclass(frozen=True)
+class CallProjection:
+    """Every item one model call would carry, in section order."""
+
+    items: tuple[ProjectionItem, ...]
+
+    def __post_init__(self) -> None:
+        order = {name: index for index, name in enumerate(SECTIONS)}
+        for item in self.items:
+            if item.section not in order:
+                raise ValueError(f"unknown projection section {item.section!r}; known: {', '.join(SECTIONS)}")
+        keys = [(item.section, item.key) for item in self.items]
+        if len(set(keys)) != len(keys):
+            raise ValueError("projection items must have distinct (section, key) pairs")
+        if [order[i.section] for i in self.items] != sorted(order[i.section] for i in self.items):
+            raise ValueError(f"projection items must follow section order {', '.join(SECTIONS)}")
+
+    @classmethod
+    def of_texts(cls, section: Section, texts: Sequence[str], label: PrivatizationLabel) -> CallProjection:
+        return cls(tuple(ProjectionItem(section, str(i), text, label) for i, text in enumerate(texts)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "CallProjection@1", "items": [item.to_json() for item in self.items]}
+
+    @cached_property
+    def digest(self) -> str:
+        return json_digest(self.to_json())
+
+    @property
+    def label(self) -> PrivatizationLabel:
+        return join_labels(item.label for item in self.items)
+
+    def manifest(self) -> dict[str, Any]:
+        """What the projection holds, without its text: sections, counts and the source digest."""
+        counts: dict[str, int] = {}
+        for item in self.items:
+            counts[item.section] = counts.get(item.section, 0) + 1
+        return {"schema": "ProjectionManifest@1", "source": self.digest, "sections": counts}
+
+    @property
+    def manifest_digest(self) -> str:
+        return json_digest(self.manifest())
+
+    def replaced(self, texts: Sequence[str]) -> CallProjection:
+        """The same items (and labels: influence never falls) with new texts."""
+        if len(texts) != len(self.items):
+            raise ValueError(f"expected {len(self.items)} texts, got {len(texts)}")
+        return CallProjection(
+            tuple(ProjectionItem(i.section, i.key, t, i.label) for i, t in zip(self.items, texts, strict=True))
+        )

@@ -1,0 +1,162 @@
+"""The independent verifier: re-parse, reconstruct, check utility, plan and chain; emit ``CutVerification@1``.
+
+It shares no code with a profile's censor: it reads the profile's declared grammar
+and parses both texts itself, so a censor that disagrees with the grammar fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lychd_core.digests import json_digest
+from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
+from lychd_core.privacy.errors import CutReason, CutRefused
+from lychd_core.privacy.grammar import ParsedText, RecordGrammar, check_owners, parse_text
+from lychd_core.privacy.plan import DisclosurePlan
+from lychd_core.privacy.projection import CallProjection
+from lychd_core.privacy.receipts import TransformationReceipt, check_chain
+
+VERIFIER = "lychd-core-verifier@1"
+
+
+class CutVerification(BaseModel):
+    """The verifier's verdict over one source, candidate, plan and receipt chain."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_name: Literal["CutVerification@1"] = Field(default="CutVerification@1", alias="schema")
+    verifier: str = VERIFIER
+    grammar: str
+    verdict: Literal["pass", "fail"]
+    reason: CutReason | None = None
+    detail: str = ""
+    source_digest: str
+    candidate_digest: str
+    plan_digest: str
+    policy_digest: str
+    vocabulary_digest: str
+    receipt_digests: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()
+    expires_at: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    @property
+    def digest(self) -> str:
+        return json_digest(self.to_json())
+
+    def require(self) -> CutVerification:
+        """This verification if it passed; else the typed refusal it records."""
+        if self.verdict != "pass":
+            raise CutRefused(self.reason or CutReason.VERDICT_FAILED, self.detail or "the verifier did not pass")
+        return self
+
+
+def _reconstruct(parsed: ParsedText, grammar: RecordGrammar) -> str:
+    slot = grammar.separator + grammar.owner_prefix + grammar.redaction + "\n"
+    return grammar.header + "\n" + "".join(head + slot for head in parsed.heads)
+
+
+def _check(
+    checks: list[str],
+    source: CallProjection,
+    candidate: CallProjection,
+    plan: DisclosurePlan,
+    receipts: Sequence[TransformationReceipt],
+    grammar: RecordGrammar,
+    vocabulary: ClosedVocabulary,
+    policy_digest: str,
+    source_digest: str,
+    candidate_digest: str,
+    now: int,
+    origin_digest: str | None,
+) -> tuple[str, ...]:
+    if not source.items:
+        raise CutRefused(CutReason.EMPTY, "the projection has no items")
+    if plan.manifest_digest != source.manifest_digest or now >= plan.expires_at:
+        reason = CutReason.EXPIRED if now >= plan.expires_at else CutReason.PLAN_MISMATCH
+        raise CutRefused(reason, "the plan does not cover this projection now")
+    checks.append("plan")
+    if any(not item.label.lineage_known for item in source.items):
+        raise CutRefused(CutReason.UNKNOWN_LINEAGE, "a projection item has unknown lineage")
+    checks.append("lineage")
+    pairs = list(zip(source.items, candidate.items, strict=False))
+    if len(source.items) != len(candidate.items) or any(
+        (s.section, s.key, s.label) != (c.section, c.key, c.label) for s, c in pairs
+    ):
+        raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate's items, keys or labels differ")
+    parsed = [parse_text(s.text, grammar, vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s, _ in pairs]
+    check_owners(parsed, grammar, vocabulary)
+    checks.append("grammar")
+    survived = [
+        parse_text(c.text, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]", candidate=True)
+        for _, c in pairs
+    ]
+    if "owner-identity" in plan.semantic_invariants:
+        raise CutRefused(CutReason.LOST_UTILITY, "the plan needs the owner identity, which this cut removes")
+    if any(p.heads != s.heads for p, s in zip(parsed, survived, strict=True)):
+        raise CutRefused(CutReason.LOST_UTILITY, "a dependency, status, diagnostic or citation did not survive")
+    checks.append("utility")
+    if any(_reconstruct(p, grammar) != c.text for p, (_, c) in zip(parsed, pairs, strict=True)):
+        raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate is not the source with owner spans redacted")
+    checks.append("reconstruction")
+    digests = check_chain(
+        receipts,
+        source_digest=origin_digest or source_digest,
+        candidate_digest=candidate_digest,
+        plan_digest=plan.digest,
+    )
+    if origin_digest is not None and source_digest not in {r.output_digest for r in receipts[:-1]}:
+        raise CutRefused(CutReason.CHAIN_BROKEN, "no stage of the chain produced the verified source")
+    if any(r.policy_digest != policy_digest for r in receipts):
+        raise CutRefused(CutReason.POLICY_MISMATCH, "a receipt was made under another policy")
+    if receipts[-1].residual_label_digest != json_digest(candidate.label.to_json()):
+        raise CutRefused(CutReason.CHAIN_BROKEN, "the terminal receipt's residual label is not the candidate's")
+    if any(now >= r.expires_at for r in receipts):
+        raise CutRefused(CutReason.EXPIRED, "a receipt has expired")
+    checks.append("chain")
+    return digests
+
+
+def verify_cut(
+    *,
+    source: CallProjection,
+    candidate: CallProjection,
+    plan: DisclosurePlan,
+    receipts: Sequence[TransformationReceipt],
+    grammar: RecordGrammar,
+    vocabulary: ClosedVocabulary,
+    policy_digest: str,
+    now: int,
+    origin_digest: str | None = None,
+) -> CutVerification:
+    """Check everything a seal depends on; the verdict is ``fail`` with a typed reason on any mismatch.
+
+    ``origin_digest`` is where the chain starts when stages before the cut (an importer)
+    produced ``source``: one of them must output exactly the verified source.
+    """
+    source_digest = json_digest(source.to_json())
+    candidate_digest = json_digest(candidate.to_json())
+    checks: list[str] = []
+    common: dict[str, Any] = {
+        "grammar": grammar.name,
+        "source_digest": source_digest,
+        "candidate_digest": candidate_digest,
+        "plan_digest": plan.digest,
+        "policy_digest": policy_digest,
+        "vocabulary_digest": vocabulary.digest,
+        "expires_at": min([plan.expires_at, *(r.expires_at for r in receipts)]),
+    }
+    try:
+        digests = _check(
+            checks, source, candidate, plan, receipts, grammar, vocabulary, policy_digest, source_digest,
+            candidate_digest, now, origin_digest,
+        )  # fmt: skip
+    except CutRefused as refusal:
+        detail = str(refusal).removeprefix(f"{refusal.reason.value}: ")
+        return CutVerification(verdict="fail", reason=refusal.reason, detail=detail, checks=tuple(checks), **common)
+    return CutVerification(verdict="pass", receipt_digests=digests, checks=tuple(checks), **common)

@@ -1,0 +1,62 @@
+"""Whether a new record revision may be stored: the rule every memory store backend applies.
+
+A revision must stay above any tombstone of its id, follow the newest stored (or earlier
+in the same batch) revision under :func:`check_successor`, and an identical revision
+already stored is a no-op (adding is idempotent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lychd_core.memory.codec import stored_record
+from lychd_core.memory.errors import ForgottenMemoryError, RevisionConflictError, TombstoneMismatchError
+from lychd_core.memory.lifecycle import check_successor
+from lychd_core.memory.records import MemoryRecord
+
+HeldDigest = Callable[[str, int], str | None]
+"""``(memory_id, revision) -> digest`` of a stored (or already admitted) revision, or None."""
+
+
+def admit(
+    record: MemoryRecord,
+    stored: Mapping[str, tuple[Any, ...]],
+    stones: Mapping[str, tuple[Any, ...]],
+    newest: Mapping[str, MemoryRecord],
+    held_digest: HeldDigest,
+) -> bool:
+    """True to store ``record``, False when the identical revision is already stored; raises otherwise.
+
+    ``stored`` maps id -> newest stored ``(revision, digest, body)``; ``stones`` maps id ->
+    highest tombstone ``(revision, prior_digest)``; ``newest`` holds revisions admitted
+    earlier in the same batch.
+    """
+    memory_id = record.memory_id
+    stone = stones.get(memory_id)
+    if stone is not None and record.revision <= stone[0]:
+        if record.revision == stone[0] and record.digest != stone[1]:
+            raise TombstoneMismatchError(
+                f"memory {memory_id!r} revision {record.revision} differs from the forgotten revision "
+                f"(tombstone digest {stone[1]})"
+            )
+        raise ForgottenMemoryError(
+            f"memory {memory_id!r} was forgotten at revision {stone[0]}; a new record needs revision "
+            f"{stone[0] + 1} or later"
+        )
+    previous = newest.get(memory_id)
+    if previous is None and memory_id in stored:
+        _, digest, body = stored[memory_id]
+        previous = stored_record(body, digest)
+    if previous is None:
+        return True
+    if record.revision <= previous.revision:
+        held = held_digest(memory_id, record.revision)
+        if held == record.digest:
+            return False  # the identical revision is already stored: adding is idempotent
+        if held is not None:
+            raise RevisionConflictError(
+                f"memory {memory_id!r} revision {record.revision} is already stored with different content"
+            )
+    check_successor(previous, record)
+    return True

@@ -1,0 +1,174 @@
+"""The PostgreSQL projection cache: one cache shared by a fleet, entries verified on every read.
+
+Entries carry the same keyed MAC as the SQLite cache (the key file stays on each machine,
+outside the database: share it between the fleet's machines with your secrets tooling),
+so a row edited in the database reads as a miss and is re-projected, never served.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from lychd_core.errors import LychdError, ProjectionCacheError
+from lychd_core.families import Projected
+from lychd_core.projection.cache_entries import (
+    CacheKey,
+    decode_entry,
+    encode_entry,
+    media_decision,
+    media_detector,
+    media_row,
+)
+from lychd_core.projection.media import MediaDecision
+from lychd_core.stores.keys import load_or_create_key
+from lychd_core.stores.postgres.database import Database, lock_space
+
+FORMAT = "lychd-projection-cache"
+VERSION = 2
+
+_CREATE = (
+    "CREATE TABLE cache_meta (key text PRIMARY KEY, value text NOT NULL)",
+    f"INSERT INTO cache_meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{VERSION}')",
+    """CREATE TABLE projections (
+        source_digest text NOT NULL, profile text NOT NULL, revision bigint NOT NULL,
+        options_digest text NOT NULL, parser_version text NOT NULL,
+        payload text NOT NULL, facts text NOT NULL, entry_mac text NOT NULL,
+        PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
+    )""",
+    """CREATE TABLE media_decisions (
+        source_digest text NOT NULL, file_name text NOT NULL, pinned text NOT NULL, detector text NOT NULL,
+        decision text NOT NULL, entry_mac text NOT NULL,
+        PRIMARY KEY (source_digest, file_name, pinned, detector)
+    )""",
+)
+
+
+def _cache_error(message: str, connection_lost: bool) -> LychdError:
+    return ProjectionCacheError(message)
+
+
+class PostgresProjectionCache:
+    """A projection cache in a PostgreSQL schema; opened lazily, one pool per process."""
+
+    def __init__(self, dsn: str, *, schema: str = "lychd", key_path: Path | str, key: bytes | None = None) -> None:
+        self._db = Database(dsn, schema, _cache_error, pool_size=2)
+        self.key_path = Path(key_path)
+        self._key = key
+        self._ready = False
+        self._lock = threading.Lock()
+        self._detector_ids: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"PostgresProjectionCache({self._db.where!r})"
+
+    @property
+    def secret(self) -> bytes:
+        if self._key is None:
+            self._key = load_or_create_key(self.key_path)
+        return self._key
+
+    def _database(self) -> Database:
+        with self._lock:
+            if not self._ready:
+                self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
+                conn = self._db.connect()
+                try:
+                    with self._db.errors("open the projection cache"):
+                        self._prepare(conn)
+                        conn.commit()
+                finally:
+                    conn.close()
+                self._ready = True
+        return self._db
+
+    def _prepare(self, conn: psycopg.Connection[Any]) -> None:
+        schema, where = self._db.schema, self._db.where
+        conn.execute("SELECT pg_advisory_xact_lock(%s, 2)", (lock_space(schema),))
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        conn.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)))
+        meta = conn.execute("SELECT to_regclass('cache_meta') IS NOT NULL").fetchone()
+        if not (meta and meta[0]):
+            ours = conn.execute("SELECT to_regclass('projections') IS NOT NULL").fetchone()
+            if ours and ours[0]:
+                raise ProjectionCacheError(
+                    f"{where} holds a projections table but no lychd cache_meta; left untouched. Name another schema"
+                )
+            for statement in _CREATE:
+                conn.execute(statement)
+            return
+        rows = dict(conn.execute("SELECT key, value FROM cache_meta").fetchall())
+        if rows.get("format") != FORMAT:
+            raise ProjectionCacheError(f"{where}: cache_meta names format {rows.get('format')!r}; left untouched")
+        if int(rows.get("version", "0")) > VERSION:
+            raise ProjectionCacheError(
+                f"{where} was written by a newer lychd (cache schema {rows['version']}, this one reads {VERSION})"
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _fetch(self, query: str, params: list[Any]) -> tuple[Any, ...] | None:
+        database = self._database()
+        row: tuple[Any, ...] | None = database.run("read the cache", lambda c: c.execute(query, params).fetchone())
+        return row
+
+    def get(self, key: CacheKey) -> tuple[Projected, bytes] | None:
+        row = self._fetch(
+            "SELECT payload, facts, entry_mac FROM projections WHERE source_digest = %s AND profile = %s "
+            "AND revision = %s AND options_digest = %s AND parser_version = %s",
+            key.as_list(),
+        )
+        return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
+
+    def _detector(self, declared: str = "") -> str:
+        if declared not in self._detector_ids:
+            self._detector_ids[declared] = media_detector(declared)
+        return self._detector_ids[declared]
+
+    def media(self, source_digest: str, file_name: str, pinned: str | None, declared: str = "") -> MediaDecision | None:
+        parameters = [source_digest, file_name, pinned or "", self._detector(declared)]
+        row = self._fetch(
+            "SELECT decision, entry_mac FROM media_decisions WHERE source_digest = %s AND file_name = %s "
+            "AND pinned = %s AND detector = %s",
+            list(parameters),
+        )
+        return None if row is None else media_decision(self.secret, parameters, row[0], row[1])
+
+    def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
+        rows = [
+            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
+            for digest, name, pinned, decision in decisions
+        ]
+        self._write(
+            "INSERT INTO media_decisions VALUES (%s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (source_digest, file_name, pinned, detector) "
+            "DO UPDATE SET decision = EXCLUDED.decision, entry_mac = EXCLUDED.entry_mac",
+            rows,
+        )
+
+    def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
+        rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
+        self._write(
+            "INSERT INTO projections VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (source_digest, profile, revision, options_digest, parser_version) "
+            "DO UPDATE SET payload = EXCLUDED.payload, facts = EXCLUDED.facts, entry_mac = EXCLUDED.entry_mac",
+            rows,
+        )
+
+    def put(self, key: CacheKey, outcome: Projected, facts: bytes) -> None:
+        self.put_many([(key, outcome, facts)])
+
+    def _write(self, query: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            # Sorted rows lock in one order, so concurrent upserts of overlapping batches cannot deadlock.
+            ordered = sorted(rows, key=lambda row: tuple(str(v) for v in row[:5]))
+            self._database().run("write the cache", lambda c: c.cursor().executemany(query, ordered))
+
+    def count(self) -> int:
+        row = self._fetch("SELECT count(*) FROM projections", [])
+        return 0 if row is None else int(row[0])

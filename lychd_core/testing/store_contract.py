@@ -1,0 +1,260 @@
+"""The store contract kit: the same checks over every memory store and projection cache backend.
+
+Subclass and override the fixtures (see ``tests/test_store_contract.py``)::
+
+    class TestMyMemoryStore(MemoryStoreContract):
+        @pytest.fixture
+        def open_store(self, tmp_path):
+            return lambda create: MyStore.open(..., create=create)   # the same fresh store each call
+
+        def tamper_body(self, memory_id, revision, body): ...        # edit a row behind the store's back
+
+Test names are public API: they only ever gain tests, never change meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.errors import MemoryStoreError
+from lychd_core.families import Projected
+from lychd_core.memory import ClaimType, MemoryIndex, MemoryQuery, MemoryRecord, MemoryScope, Tombstone, forget
+from lychd_core.memory.errors import (
+    CorruptStoreError,
+    ForgottenMemoryError,
+    RevisionConflictError,
+    RevisionRegressionError,
+    StoreClosedError,
+    StoreMissingError,
+    TombstoneMismatchError,
+    UnknownMemoryError,
+)
+from lychd_core.memory.lifecycle import expire, review
+from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.media import detect_media_type
+from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
+from lychd_core.vocabulary import Provenance
+
+Opener = Callable[[bool], MemoryStore]
+
+
+def contract_record(memory_id: str = "m1", **fields: Any) -> MemoryRecord:
+    values: dict[str, Any] = {
+        "memory_id": memory_id,
+        "revision": 1,
+        "scope": MemoryScope(project="p"),
+        "claim_type": ClaimType.PROCEDURE,
+        "claim": f"Run the release checklist for {memory_id}.",
+        "source_provenance": Provenance.USER,
+        "source_events": ("ev1",),
+        "confidence": 8000,
+        "token_estimate": 10,
+        "created": 1,
+        "observed": 1,
+        "features": (("release", 5000),),
+    }
+    values.update(fields)
+    return MemoryRecord(**values)
+
+
+class MemoryStoreContract:
+    """Every memory store backend passes these."""
+
+    @pytest.fixture
+    def open_store(self) -> Opener:
+        raise NotImplementedError("override open_store: create -> the same fresh store on every call")
+
+    def tamper_body(self, memory_id: str, revision: int, body: str) -> None:
+        raise NotImplementedError("override tamper_body: rewrite a stored body behind the store's back")
+
+    def test_implements_the_protocol(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            assert isinstance(store, MemoryStore)
+
+    def test_reads_never_create_a_store(self, open_store: Opener) -> None:
+        with pytest.raises(StoreMissingError):
+            open_store(False)
+        with pytest.raises(StoreMissingError):
+            open_store(False)  # still missing: the refused read wrote nothing
+        open_store(True).close()
+        with open_store(False) as store:
+            assert store.records() == () and store.last_observation() == 0
+
+    def test_round_trip_survives_reopening(self, open_store: Opener) -> None:
+        first = contract_record()
+        with open_store(True) as store:
+            assert store.add(first) and store.add(review(first, 5))
+        with open_store(False) as store:
+            assert store.latest("m1") == review(first, 5) and store.latest("nope") is None
+            assert [r.revision for r in store.records()] == [1, 2]
+            assert store.last_observation() == 5
+
+    def test_adding_is_idempotent_and_refuses_regressions_and_conflicts(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            first = contract_record()
+            second = review(first, 5)
+            assert store.add(first) and store.add(second)
+            assert not store.add(first) and store.add_many([first, second]) == 0
+            fresh = contract_record("m3")
+            assert store.add_many([fresh, review(fresh, 4), fresh]) == 2
+            with pytest.raises(RevisionConflictError):
+                store.add_many([contract_record("m4"), contract_record("m4", claim="same revision, other content")])
+            with pytest.raises(RevisionConflictError):
+                store.add(contract_record(claim="a different first revision"))
+            store.add(contract_record("m2", revision=5, observed=5))
+            with pytest.raises(RevisionRegressionError):
+                store.add(contract_record("m2", revision=3, observed=3))
+
+    def test_transitions_compare_and_set_on_the_newest_revision(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            store.add(contract_record())
+            assert store.transition("m1", lambda r: review(r, 3)).revision == 2
+            assert store.transition("m1", lambda r: expire(r, 4)).revision == 3
+            with pytest.raises(UnknownMemoryError):
+                store.transition("absent", lambda r: r)
+            with pytest.raises(MemoryStoreError):
+                store.transition("m1", lambda r: contract_record("other"))
+            assert [r.revision for r in store.records()] == [1, 2, 3]
+
+    def test_a_failing_batch_writes_nothing(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            store.add(contract_record("kept"))
+            good = [contract_record(f"new{i}") for i in range(60)]
+            with pytest.raises(RevisionConflictError):
+                store.add_many([*good, contract_record("kept", claim="conflict")])
+            assert [r.memory_id for r in store.records()] == ["kept"]
+            with pytest.raises(MemoryStoreError):
+                store.add_many([contract_record("x"), "not a record"])  # type: ignore[list-item]
+
+    def test_forget_removes_content_and_keeps_a_tombstone(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            first = contract_record(claim="the staging password is hunter2")
+            store.add_many([first, review(first, 2), contract_record("other")])
+            stone = store.forget("m1", "user asked", 3)
+            assert stone.revision == 2 and store.tombstones() == (stone,)
+            assert [r.memory_id for r in store.records()] == ["other"]
+            with pytest.raises(ForgottenMemoryError):
+                store.forget("m1", "again", 4)
+            with pytest.raises(UnknownMemoryError):
+                store.forget("never", "x", 4)
+            with pytest.raises(ForgottenMemoryError):
+                store.add(first)
+            survivor = contract_record(revision=3, observed=5, claim="a corrected memory")
+            assert store.add(survivor) and store.view().records[0] == survivor
+            assert store.check()["integrity"] == "ok"
+
+    def test_imported_tombstones_are_checked(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            record = contract_record()
+            store.add(record)
+            with pytest.raises(TombstoneMismatchError):
+                store.add_tombstone(Tombstone("m1", 1, contract_record(claim="other").digest, 9, "x"))
+            stone = forget(record, "import", 9)
+            assert store.add_tombstone(stone) and not store.add_tombstone(stone)
+            with pytest.raises(RevisionConflictError):
+                store.add_tombstone(Tombstone("m1", 1, record.digest, 10, "different"))
+            assert store.records() == ()
+
+    def test_a_large_batch_is_one_transaction(self, open_store: Opener) -> None:
+        batch = [contract_record(f"bulk{i:05d}") for i in range(1_500)]
+        with open_store(True) as store:
+            assert store.add_many(batch) == 1_500 and store.add_many(batch) == 0
+            assert len(store.index().records) == 1_500
+
+    def test_the_index_follows_other_writers(self, open_store: Opener) -> None:
+        with open_store(True) as reader, open_store(False) as writer:
+            before = reader.index().digest
+            assert reader.index().digest == before
+            writer.add(contract_record("late"))
+            after = reader.index()
+            assert after.digest != before and [r.memory_id for r in after.records] == ["late"]
+            assert after.digest == MemoryIndex(writer.view()).digest == writer.rebuild_index().digest
+
+    def test_queries_explain_every_record(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            store.add_many([contract_record(f"m{i}", confidence=1000 * i) for i in range(1, 6)])
+            plan = store.query(MemoryQuery(scope=MemoryScope(project="p"), now=9, features=("release",), limit=3))
+            assert len(plan.selected) == 3 and len(plan.explanations) == 5
+            assert store.stats()["index_digest"] == store.index().digest
+
+    def test_an_edited_record_is_refused_when_read(self, open_store: Opener) -> None:
+        with open_store(True) as store:
+            record = contract_record(claim="use the blue deploy key")
+            store.add(record)
+        body = record.canonical_text().replace("blue", "red!")
+        self.tamper_body("m1", 1, body)
+        with open_store(False) as store:
+            with pytest.raises(CorruptStoreError):
+                store.query(MemoryQuery(scope=MemoryScope(project="p"), now=9))
+            with pytest.raises(CorruptStoreError):
+                store.check()
+
+    def test_a_closed_store_refuses_use(self, open_store: Opener) -> None:
+        store = open_store(True)
+        store.close()
+        with pytest.raises(StoreClosedError):
+            store.records()
+
+
+CACHE_KEY = CacheKey(sha256_digest(b"src"), "verbatim", 1, sha256_digest(b"opts"), "python 3.11 codecs")
+CACHE_OUTCOME = Projected(text="hello\nworld", facts={"n": 2}, line_map=(1, 2))
+CACHE_FACTS = b'{"n":2}'
+
+
+class ProjectionCacheStoreContract:
+    """Every projection cache backend passes these."""
+
+    @pytest.fixture
+    def cache(self) -> ProjectionCacheStore:
+        raise NotImplementedError("override cache: a fresh, empty cache")
+
+    @pytest.fixture
+    def other_key_cache(self, cache: ProjectionCacheStore) -> ProjectionCacheStore:
+        raise NotImplementedError("override other_key_cache: the same storage read with another MAC key")
+
+    def rewrite_entry(self, cache: ProjectionCacheStore, payload: str, facts: str, tag: str) -> None:
+        raise NotImplementedError("override rewrite_entry: overwrite every projection row behind the cache's back")
+
+    def read_entry(self, cache: ProjectionCacheStore) -> tuple[str, str, str]:
+        raise NotImplementedError("override read_entry: (payload, facts, tag) of the only projection row")
+
+    def test_implements_the_protocol(self, cache: ProjectionCacheStore) -> None:
+        assert isinstance(cache, ProjectionCacheStore)
+
+    def test_round_trip(self, cache: ProjectionCacheStore) -> None:
+        assert cache.get(CACHE_KEY) is None
+        cache.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)
+        assert cache.get(CACHE_KEY) == (CACHE_OUTCOME, CACHE_FACTS) and cache.count() == 1
+        other = CacheKey(CACHE_KEY.source_digest, "verbatim", 1, CACHE_KEY.options_digest, "python 3.12 codecs")
+        assert cache.get(other) is None
+        cache.put_many([(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)])
+        assert cache.count() == 1
+
+    def test_an_entry_forged_without_the_key_is_a_miss(self, cache: ProjectionCacheStore) -> None:
+        cache.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)
+        payload, facts, _ = self.read_entry(cache)
+        forged = payload.replace("hello", "HACKED")
+        forged = forged.replace(text_digest("hello\nworld"), text_digest("HACKED\nworld"))
+        unkeyed = sha256_digest(f"{forged}\n{facts}".encode())  # what anyone who can write the store can compute
+        self.rewrite_entry(cache, forged, facts, unkeyed)
+        assert cache.get(CACHE_KEY) is None
+        cache.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)  # re-projection overwrites the forged row
+        assert cache.get(CACHE_KEY) == (CACHE_OUTCOME, CACHE_FACTS)
+
+    def test_entries_written_under_another_key_are_misses(
+        self, cache: ProjectionCacheStore, other_key_cache: ProjectionCacheStore
+    ) -> None:
+        cache.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)
+        assert other_key_cache.get(CACHE_KEY) is None
+
+    def test_media_decisions_are_remembered_and_verified(self, cache: ProjectionCacheStore) -> None:
+        decision = detect_media_type("a.py", b"x = 1\n")
+        digest = sha256_digest(b"x = 1\n")
+        assert cache.media(digest, "a.py", None) is None
+        cache.remember_media([(digest, "a.py", None, decision)])
+        assert cache.media(digest, "a.py", None) == decision
+        assert cache.media(digest, "a.py", "text/plain") is None

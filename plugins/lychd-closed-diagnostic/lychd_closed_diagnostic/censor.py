@@ -1,0 +1,141 @@
+"""The ``closed-diagnostic@1`` grammar and its deterministic censor.
+
+A text is the header line ``closed-diagnostic@1`` and records, one a line:
+
+    <dependency> <version> <status> <diagnostic|-> <citation|-> <fix-version|-> owner=<owner>
+
+Every position but the owner slot holds an item of the deployment's closed public
+vocabulary; the owner slot holds the one sensitive span. The censor has its own
+parser (one compiled pattern), independent of the core verifier's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from lychd_core.families import PrivacyFinding
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy import (
+    CallProjection,
+    ClosedVocabulary,
+    CutReason,
+    CutRefused,
+    FieldSpec,
+    RecordGrammar,
+)
+
+GRAMMAR = RecordGrammar(
+    name="closed-diagnostic@1",
+    fields=(
+        FieldSpec("dependency", "dependencies", invariant="dependencies"),
+        FieldSpec("version", "versions", invariant="versions"),
+        FieldSpec("status", "statuses", invariant="statuses"),
+        FieldSpec("diagnostic", "diagnostics", optional=True, invariant="diagnostics"),
+        FieldSpec("citation", "citations", optional=True, invariant="citations"),
+        FieldSpec("fix", "versions", optional=True, invariant="versions"),
+    ),
+)
+OWNER_CATEGORY = "owner"
+_RECORD = re.compile(r"(?P<head>[^ \n]+(?: [^ \n]+){5}) owner=(?P<owner>[^\n]*)\n")
+_OWNER_SLOT = re.compile(r" owner=[^\n]*\n")
+_REDACTED = f" owner={GRAMMAR.redaction}\n"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerSpan:
+    start: int
+    end: int
+    value: str
+
+
+def _uncovered(where: str, line: int, what: str) -> CutRefused:
+    return CutRefused(CutReason.UNCOVERED_TEXT, f"{where} line {line}: {what}")
+
+
+def _check_head(head: str, vocabulary: ClosedVocabulary, owners: frozenset[str], where: str, line: int) -> None:
+    for spec, part in zip(GRAMMAR.fields, head.split(" "), strict=True):
+        if part in vocabulary.items(spec.kind) or (spec.optional and part == GRAMMAR.none):
+            continue
+        if any(owner in part for owner in owners):
+            raise CutRefused(
+                CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, f"{where} line {line} {spec.name}: holds an owner value"
+            )
+        raise _uncovered(where, line, f"{spec.name} is not in the closed vocabulary")
+
+
+def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") -> Iterator[OwnerSpan]:
+    """Parse ``text`` under the grammar, yielding each owner span; anything else refuses.
+
+    Refusals name the line and position, never the text that stood there.
+    """
+    header = GRAMMAR.header + "\n"
+    if not text.startswith(header):
+        raise _uncovered(where, 1, f"expected the header {GRAMMAR.header!r}")
+    owners = frozenset(m.group("owner") for m in _RECORD.finditer(text, len(header)))
+    checked: set[str] = set()
+    position, line = len(header), 1
+    for match in _RECORD.finditer(text, position):
+        line += 1
+        if match.start() != position:
+            raise _uncovered(where, line, "text outside the record grammar")
+        head = match.group("head")
+        if head not in checked:
+            _check_head(head, vocabulary, owners, where, line)
+            checked.add(head)
+        owner = match.group("owner")
+        if not GRAMMAR.owner_re.fullmatch(owner):
+            raise _uncovered(where, line, "the owner value is outside the slot grammar")
+        position = match.end()
+        yield OwnerSpan(match.start("owner"), match.end("owner"), owner)
+    if position != len(text):
+        raise _uncovered(where, line + 1, "text outside the record grammar (every record ends with a newline)")
+
+
+def check_ambiguity(texts: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
+    """An owner value that is a public item, or hides inside one, makes its span ambiguous."""
+    listed = vocabulary.all_items()
+    public = {GRAMMAR.header, "owner="}
+    for text in texts:
+        public.update(part for m in _RECORD.finditer(text) for part in m.group("head").split(" "))
+    for owner in owners:
+        if owner in listed or any(owner in item for item in public):
+            raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears as or inside a public item")
+
+
+def findings(text: str, vocabulary: ClosedVocabulary) -> tuple[PrivacyFinding, ...]:
+    """The owner spans of one text as findings (redact, category ``owner``)."""
+    spans = list(owner_spans(text, vocabulary))
+    check_ambiguity([text], frozenset(s.value for s in spans), vocabulary)
+    return tuple(PrivacyFinding(s.start, s.end, OWNER_CATEGORY, "redact") for s in spans)
+
+
+def check_labels(labels: Sequence[PrivatizationLabel], allowed_categories: frozenset[str], max_parents: int) -> None:
+    """Unknown lineage, prohibited categories and excess ancestry refuse before any parsing."""
+    if any(not label.lineage_known for label in labels):
+        raise CutRefused(CutReason.UNKNOWN_LINEAGE, "an item's lineage is unknown; label it with a [[labels]] rule")
+    categories = frozenset().union(*(label.categories for label in labels))
+    if categories - allowed_categories:
+        raise CutRefused(
+            CutReason.PROHIBITED_CATEGORY, f"{len(categories - allowed_categories)} categories are not allowed here"
+        )
+    parents = frozenset().union(*(label.material_parents for label in labels))
+    if len(parents) > max_parents:
+        raise CutRefused(
+            CutReason.EXCESS_ANCESTRY, f"{len(parents)} material parents exceed the bound of {max_parents}"
+        )
+
+
+def censor_texts(source: CallProjection, vocabulary: ClosedVocabulary) -> tuple[list[str], int]:
+    """The candidate texts (every owner span redacted) and how many spans were redacted."""
+    texts: list[str] = []
+    owners: set[str] = set()
+    count = 0
+    for item in source.items:
+        spans = list(owner_spans(item.text, vocabulary, f"{item.section}[{item.key}]"))
+        owners.update(span.value for span in spans)
+        count += len(spans)
+        texts.append(_OWNER_SLOT.sub(_REDACTED, item.text))
+    check_ambiguity([item.text for item in source.items], frozenset(owners), vocabulary)
+    return texts, count

@@ -1,0 +1,108 @@
+"""``compress.tool-output-elision`` revision 1: large settled tool returns keep a bounded head.
+
+Each history group whose tool returns are larger than ``min_chars`` becomes one derived
+group: same messages, same call/return pairing, each large return's body cut to its first
+``head_chars`` characters plus a digest-bound reference to the full body, and a declared
+omission per elided body.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lychd_compressors.proposal import whole_sources_proposal
+from lychd_core.blocks import Omission
+from lychd_core.compression.messages import join_messages, split_messages
+from lychd_core.digests import text_digest
+from lychd_core.errors import HistoryError
+from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource
+from lychd_core.history import Message, compact_json
+from lychd_core.vocabulary import ContextClass
+
+
+class ToolOutputElisionOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_chars: int = Field(
+        default=2_000, gt=0, strict=True, description="Tool return bodies longer than this are elided.", examples=[2000]
+    )
+    head_chars: int = Field(
+        default=400, ge=0, strict=True, description="Characters of each elided body kept verbatim.", examples=[400]
+    )
+
+
+class ToolOutputElision:
+    name: ClassVar[str] = "compress.tool-output-elision"
+    revision: ClassVar[int] = 1
+    options_model: ClassVar[type[BaseModel]] = ToolOutputElisionOptions
+    preserves_trust: ClassVar[bool] = True
+    """What it keeps is verbatim; what it drops is declared and digest-bound."""
+
+    def propose(self, request: CompactionRequest, options: BaseModel) -> tuple[CompactionProposal, ...]:
+        if not isinstance(options, ToolOutputElisionOptions):
+            options = ToolOutputElisionOptions.model_validate(options.model_dump())
+        proposals = []
+        for source in request.sources:
+            if source.context_class is not ContextClass.HISTORY:
+                continue
+            proposal = self._elide(request, source, options)
+            if proposal is not None:
+                proposals.append(proposal)
+        return tuple(proposals)
+
+    def _elide(
+        self, request: CompactionRequest, source: CompactionSource, options: ToolOutputElisionOptions
+    ) -> CompactionProposal | None:
+        try:
+            messages = split_messages(source.content, source.node_id, check=False)  # the core checks the result
+        except HistoryError:
+            return None  # not messages: nothing this compressor understands
+        omissions: list[Omission] = []
+        elided = [_elide_message(message, options, omissions) for message in messages]
+        if not omissions:
+            return None
+        content = join_messages(elided)
+        if len(content) > request.max_chars or len(content) >= len(source.content):
+            return None
+        return whole_sources_proposal(
+            request,
+            f"elided:{source.node_id}",
+            content,
+            [source],
+            ("tool call/return pairs intact", "message order and kinds unchanged", "kept heads verbatim"),
+            tuple(omissions),
+        )
+
+
+def _elide_message(message: Message, options: ToolOutputElisionOptions, omissions: list[Omission]) -> Message:
+    if message.get("kind") != "request":
+        return message
+    parts = []
+    for part in message["parts"]:
+        parts.append(_elide_part(part, options, omissions) if part.get("part_kind") == "tool-return" else part)
+    return {**message, "parts": parts}
+
+
+def _elide_part(part: dict[str, Any], options: ToolOutputElisionOptions, omissions: list[Omission]) -> dict[str, Any]:
+    body = part.get("content")
+    text = body if isinstance(body, str) else compact_json(body)
+    if len(text) <= options.min_chars:
+        return part
+    tool = str(part.get("tool_name", "?"))
+    digest = text_digest(text)
+    head = text[: options.head_chars]
+    note = (
+        f"[lychd: elided {len(text) - len(head)} of {len(text)} characters of the {tool!r} return; full body {digest}]"
+    )
+    omissions.append(
+        Omission(
+            kind="elided-tool-output",
+            reason=f"{tool} return {part.get('tool_call_id', '?')}: characters {len(head)}-{len(text)} of {digest}",
+        )
+    )
+    return {**part, "content": f"{head}\n{note}"}
+
+
+TOOL_OUTPUT_ELISION = ToolOutputElision()
