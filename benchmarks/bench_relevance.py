@@ -73,6 +73,8 @@ def main() -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
     ranked_times: list[float] = []
     unranked_times: list[float] = []
+    ranked_cpu: list[float] = []
+    unranked_cpu: list[float] = []
     with open(args.out, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as scratch:
         for case in cases:
             tree = Path(scratch) / case["id"]
@@ -83,10 +85,14 @@ def main() -> None:
             for tokens in budgets:
                 wall, cpu, selected = assemble(with_cap(base, tokens, True), tree, case)
                 ranked_times.append(wall)
+                ranked_cpu.append(cpu)
                 if args.compare_unranked:
-                    unranked_times.append(assemble(with_cap(base, tokens, False), tree, case)[0])
+                    plain_wall, plain_cpu, _ = assemble(with_cap(base, tokens, False), tree, case)
+                    unranked_times.append(plain_wall)
+                    unranked_cpu.append(plain_cpu)
                 codex = [k for k in selected if k.startswith("L2:codex:")]
-                found = [g for g in case["gold"] if any(k.startswith(f"L2:codex:{g}:") for k in codex)]
+                gold_nodes = {g: next((k for k in codex if k.startswith(f"L2:codex:{g}:")), None) for g in case["gold"]}
+                found = [g for g, key in gold_nodes.items() if key is not None]
                 row = {
                     "system": "lychd-ranked-inprocess",
                     "case": case["id"],
@@ -99,13 +105,21 @@ def main() -> None:
                     "time_s": round(wall, 4),
                     "cpu_s": round(cpu, 4),
                     "selected_files": len(codex),
+                    "gold_nodes": gold_nodes,
                 }
                 out.write(json.dumps(row) + "\n")
                 out.flush()
                 print(f"{case['id']:<24} {tokens:>6} recall={row['recall']:.2f} t={wall:.2f}s", flush=True)
     if args.compare_unranked:
-        ranked, unranked = statistics.median(ranked_times), statistics.median(unranked_times)
-        print(f"median assemble (warm): ranked {ranked:.3f}s, unranked {unranked:.3f}s, ratio {ranked / unranked:.2f}")
+        for what, ranked_side, plain_side in (
+            ("wall", ranked_times, unranked_times),
+            ("CPU", ranked_cpu, unranked_cpu),
+        ):
+            ranked, unranked = statistics.median(ranked_side), statistics.median(plain_side)
+            print(
+                f"median assemble {what} (warm, in-process): ranked {ranked:.3f}s, unranked {unranked:.3f}s, "
+                f"ratio {ranked / unranked:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -238,6 +238,10 @@ def test_selection_matches_the_naive_reference(case: tuple[Any, ...]) -> None:
             assert explanation.reason is OmissionReason.HIDDEN_DEPENDENCY
         elif node.requirement is Requirement.DEPENDENCY_REQUIRED:
             assert explanation.reason is OmissionReason.NOT_NEEDED
+        elif explanation.reason is OmissionReason.ALTERNATIVE_SELECTED:
+            assert exceeded[node_id] == {OmissionReason.ALTERNATIVE_SELECTED}
+            assert explanation.blocking in outcome.selected
+            assert graph.node(explanation.blocking).exclusive_group == node.exclusive_group
         else:
             assert explanation.reason in exceeded[node_id], (node_id, explanation, exceeded[node_id])
             check_bound_fields(explanation, *needed[node_id])

@@ -90,9 +90,9 @@ def rank_floor(
     """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
     planned against ``room``, the characters optional material can use."""
     plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
+    if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in plain):
+        return RankedFloor(plain)  # nothing to rank: the pins are resolved where they are used
     profiles = weighted_profiles(config, registry)
-    if not profiles:
-        return RankedFloor(plain)
     candidates = [
         RankingCandidate(
             node_id=block.key,
