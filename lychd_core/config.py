@@ -21,7 +21,8 @@ from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
 from lychd_core.privacy.settings import EgressConfig, LabelRule
 from lychd_core.ranking.settings import RankingConfig
-from lychd_core.registry import RegisteredPlugin, Registry
+from lychd_core.registry import RegisteredPlugin, Registry, get_registry
+from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
 DEFAULT_RANKING = (
@@ -345,6 +346,21 @@ class LychdConfig(StrictModel):
         """``[media_types]`` as key -> media type."""
         return {k: v if isinstance(v, str) else v.media_type for k, v in self.media_types.items()}
 
+    def role_profile(self, role: str, registry: Registry | None = None) -> RoleProfile:
+        """One call: the profile of ``role`` from the pinned ``role_policy``, its options
+        validated (``ConfigError`` names what the policy refused); ``registry`` defaults
+        to the process-wide one."""
+        pin = self.role_policy
+        policy = (registry or get_registry()).role_policy(pin.name, pin.revision)
+        try:
+            options = policy.options_model.model_validate(pin.options)
+        except ValidationError as exc:
+            problems = validation_problems(exc, ("role_policy", "options"))
+            raise ConfigError(
+                f"options rejected by {pin.name}@{pin.revision}: " + "; ".join(problems), problems
+            ) from None
+        return policy.profile(role, options)
+
 
 def format_location(loc: tuple[int | str, ...]) -> str:
     parts = []
@@ -415,7 +431,15 @@ DEFAULT_EGRESS: dict[str, Any] = {
     "default_target": "local",
     "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
 }
-STRUCTURE_PROFILES = {"text/x-python": "structure.python"}
+STRUCTURE_PROFILES = {
+    "text/x-python": "structure.python",
+    "text/javascript": "structure.javascript",
+    "text/x-typescript": "structure.typescript",
+    "text/x-tsx": "structure.typescript",
+    "text/x-go": "structure.go",
+    "text/x-rust": "structure.rust",
+    "text/x-java": "structure.java",
+}
 
 
 def default_config() -> LychdConfig:

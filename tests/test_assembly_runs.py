@@ -39,7 +39,12 @@ def test_reassembly_under_a_new_grant_replaces_the_environment() -> None:
     orch.assemble(run_id="r", session_id="s", query="q", grant=grant)
     after = env_block(orch, "r")
     assert after.content_hash != before.content_hash
-    assert '"warm":["a","b"]' in after.text and '"capability":"local-7b"' in after.text
+    assert after.text == (
+        "Environment:\n- granted capability: local-7b\n- warm capabilities: a, b\n- active capabilities: none"
+    )
+    facts = orch.get("r").environment
+    assert facts == {"capability": "local-7b", "warm": ["a", "b"], "active": []}
+    assert orch.get("r").to_json()["environment"] == facts
     assert len(orch.environments) == 1, "the pre-grant snapshot was released on rebinding"
 
 

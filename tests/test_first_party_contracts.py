@@ -27,6 +27,11 @@ SAMPLES = {
     "application/json": b'{"a": [1, 2, 3]}\n',
     "application/toml": b'[tool]\nname = "x"\n',
     "application/yaml": b"a: 1\nb: [2, 3]\n",
+    "text/javascript": b"/** Greets. */\nexport function greet(name) {\n  return 'hi ' + name;\n}\n",
+    "text/x-tsx": b"export const App = (props: { name: string }) => <div>{props.name}</div>;\n",
+    "text/x-go": b"package demo\n\n// Greet greets.\nfunc Greet(name string) string { return name }\n",
+    "text/x-rust": b"/// Greets.\npub fn greet(name: &str) -> String {\n    name.to_string()\n}\n",
+    "text/x-java": b"/** Greets. */\npublic class Greeter {\n  public String greet(String n) { return n; }\n}\n",
 }
 FIXTURE = {
     PluginFamily.PROJECTION_PROFILE: ("profile", ProjectionProfileContract),
@@ -37,6 +42,7 @@ FIXTURE = {
 }
 FIRST_PARTY = {
     "lychd-structure-python",
+    "lychd-structure-treesitter",
     "lychd-verbatim",
     "lychd-roles",
     "lychd-compressors",

@@ -229,3 +229,28 @@ def test_table_identity_follows_its_content(entries: dict[str, str]) -> None:
     assert first.identity == again.identity
     if entries:
         assert first.identity != EMPTY_TABLE.identity
+
+
+# --- libmagic is asked only when it can add something -----------------------------
+
+
+def test_a_deciding_name_on_plain_text_skips_libmagic(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lychd_core.projection import media
+
+    calls: list[bytes] = []
+    real = media.sniff
+    monkeypatch.setattr(media, "sniff", lambda data: calls.append(data) or real(data))
+    decision = media.detect_media_type("a.ts", "const café = 1;\n".encode())
+    assert (decision.media_type, decision.charset, decision.magic_type) == ("text/x-typescript", "utf-8", "not-sniffed")
+    assert not calls
+    controls = media.detect_media_type("a.ts", b"\x01\x02\x03\x04 not text\n")
+    assert calls and controls.magic_type != "not-sniffed"  # control characters: libmagic decides
+    latin1 = media.detect_media_type("a.txt", b"caf\xe9\n")
+    assert latin1.magic_type != "not-sniffed" and latin1.media_type == "text/plain"
+
+
+@given(st.binary(max_size=120))
+def test_skipping_libmagic_never_turns_binary_into_text(data: bytes) -> None:
+    decision = detect_media_type("a.py", data)
+    if decision.magic_type == "not-sniffed":
+        assert b"\x00" not in data and isinstance(data.decode("utf-8"), str)

@@ -278,7 +278,7 @@ def test_weights_must_sum_to_ten_thousand() -> None:
         {"limit": 0},
         {"max_tokens": 0},
         {"min_confidence": 10_001},
-        {"features": ("b", "a")},
+        {"features": "ab"},
         {"required_features": ("Not Canonical",)},
         {"claim_types": frozenset({"gossip"})},
         {"scope": MemoryScope(project="p", role="fixer")},

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from lychd_core.assembly.environment import Grant
 from lychd_core.assembly.governors import effective_char_cap, request_input_limit, resolve_window
-from lychd_core.config import LychdConfig
+from lychd_core.config import Governors, LychdConfig, default_config, parse_config
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.graph import SelectionBounds, TokenBudget
 
@@ -37,6 +39,26 @@ class AssemblyBounds:
     @property
     def selection(self) -> SelectionBounds:
         return SelectionBounds(max_chars=self.char_cap, max_history_groups=max(self.turn_window, 0))
+
+
+def with_overrides(
+    config: LychdConfig | None,
+    governors: Governors | Mapping[str, Any] | None = None,
+    **budget: int | None,
+) -> LychdConfig:
+    """``config`` (default: the built-in one) with ``governors`` and the given budget fields
+    (``window``, ``reserve_output``, ``protocol_overhead``; ``None`` keeps the configured
+    value) put over it, validated as a file would be (``ConfigError`` names the field)."""
+    config = default_config() if config is None else config
+    changes = {name: value for name, value in budget.items() if value is not None}
+    if governors is None and not changes:
+        return config
+    data = config.model_dump(mode="python")
+    if governors is not None:
+        given = governors.model_dump() if isinstance(governors, Governors) else dict(governors)
+        data["governors"] = {**data["governors"], **given}
+    data["assembly"] = {**data["assembly"], **changes}
+    return parse_config(data, "orchestrator arguments")
 
 
 def assembly_bounds(

@@ -54,6 +54,8 @@ class AssembledContext:
     layer_chars: dict[str, int] = field(default_factory=dict)
     memory_plan: dict[str, Any] | None = None
     """The retrieval plan the memory evidence came from, with every record explained."""
+    environment: dict[str, Any] | None = None
+    """The environment block's facts as data (the block itself is text for the model)."""
     compression: dict[str, Any] | None = None
     """What compression did: placement, whether it ran and why, each compaction's receipt."""
     execution: dict[str, Any] | None = None
@@ -123,6 +125,7 @@ class AssembledContext:
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],
             "memory_plan": self.memory_plan,
+            "environment": self.environment,
             "compression": self.compression,
             "execution": self.execution,
             "ranking": None if self.ranking is None else ranking_json(self.ranking, self.plan),

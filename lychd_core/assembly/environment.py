@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from lychd_core.blocks import Block, Layer, Lineage
-from lychd_core.digests import canonical_json
 from lychd_core.errors import LeaseError
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
 
@@ -43,18 +43,37 @@ def environment_key(session_id: str, grant: Grant | None) -> EnvironmentKey:
     return (session_id, grant.capability_key or "", grant.grant_id)
 
 
-def environment_block(session_id: str, grant: Grant | None) -> Block:
-    """The environment records only the granted capability and sorted warm/active keys."""
-    facts = {
+def environment_facts(grant: Grant | None) -> dict[str, Any]:
+    """The environment as data: only the granted capability and sorted warm/active keys."""
+    return {
         "capability": None if grant is None else grant.capability_key,
         "warm": [] if grant is None else sorted(grant.warm_capability_keys),
         "active": [] if grant is None else sorted(grant.active_capability_keys),
     }
+
+
+def environment_text(facts: dict[str, Any]) -> str:
+    """The environment as the model reads it: one plain line per fact."""
+
+    def listed(keys: list[str]) -> str:
+        return ", ".join(keys) if keys else "none"
+
+    return (
+        "Environment:\n"
+        f"- granted capability: {facts['capability'] or 'none'}\n"
+        f"- warm capabilities: {listed(facts['warm'])}\n"
+        f"- active capabilities: {listed(facts['active'])}"
+    )
+
+
+def environment_block(session_id: str, grant: Grant | None) -> Block:
+    """The environment block: readable text for the model over :func:`environment_facts`
+    (the structured form stays in the assembled context's JSON)."""
     key = environment_key(session_id, grant)
     return Block(
         layer=Layer.ENVIRONMENT,
         key=f"environment:{key[1] or 'none'}@{key[2] or 'no-grant'}",
-        text=canonical_json(facts).decode("utf-8"),
+        text=environment_text(environment_facts(grant)),
         label=PrivatizationLabel(privacy_class=PrivacyClass.INTERNAL, weight=0, lineage_known=True),
         lineage=Lineage(profile="environment@1"),
     )

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lychd_core.assembly.bounds import assembly_bounds, reserve_required
+from lychd_core.assembly.bounds import assembly_bounds, reserve_required, with_overrides
 from lychd_core.assembly.context import AssembledContext, Unexplained
-from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant
+from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_facts
 from lychd_core.assembly.execution import (
     ExecutionProjection,
     execution_nodes,
@@ -40,7 +40,7 @@ from lychd_core.compression.assembly import (
     render_floor,
     render_history,
 )
-from lychd_core.config import LychdConfig
+from lychd_core.config import Governors, LychdConfig
 from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.families import Compressor
@@ -67,20 +67,29 @@ class ContextOrchestrator:
 
     def __init__(
         self,
-        config: LychdConfig,
+        config: LychdConfig | None = None,
         *,
         registry: Registry | None = None,
         workspace: Path | None = None,
         projector: Projector | None = None,
+        governors: Governors | Mapping[str, Any] | None = None,
+        window: int | None = None,
+        reserve_output: int | None = None,
+        protocol_overhead: int | None = None,
     ) -> None:
-        self.config = config
+        """``config`` defaults to the built-in configuration; ``governors`` (a ``Governors``
+        or a mapping of its fields) and the budget arguments are put over it, so a small
+        window needs no TOML file: ``ContextOrchestrator(window=1024, reserve_output=256)``."""
+        self.config = with_overrides(
+            config, governors, window=window, reserve_output=reserve_output, protocol_overhead=protocol_overhead
+        )
         self.registry = registry if registry is not None else get_registry()
         self.workspace = Workspace(workspace) if workspace is not None else None
         self._projector = projector
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
         self.environments = EnvironmentSnapshots()
-        self.gate = EgressGate(config.egress)
+        self.gate = EgressGate(self.config.egress)
 
     # --- run cache -----------------------------------------------------------------
 
@@ -107,9 +116,7 @@ class ContextOrchestrator:
     # --- assembly --------------------------------------------------------------------
 
     def role_profile(self, role: str) -> RoleProfile:
-        pin = self.config.role_policy
-        policy = self.registry.role_policy(pin.name, pin.revision)
-        return policy.profile(role, policy.options_model.model_validate(pin.options))
+        return self.config.role_profile(role, self.registry)
 
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).
@@ -289,6 +296,7 @@ class ContextOrchestrator:
             history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
+            environment=environment_facts(grant),
             layer_chars=layer_chars,
             compression=compression.to_json(),
             execution=None if execution is None else execution_report(execution, selected),

@@ -11,7 +11,7 @@ from rich.table import Table
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import ConfigError
-from lychd_core.memory import ClaimType, MemoryQuery, MemoryScope, RetrievalPlan, load_records_file
+from lychd_core.memory import ClaimType, MemoryQuery, MemoryScope, RetrievalPlan, ScopePolicy, load_records_file
 from lychd_core.registry import get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores import MemoryStore
@@ -53,6 +53,11 @@ def add_parser(subparsers: Any) -> None:
     query.add_argument("--limit", type=int, default=10)
     query.add_argument("--max-tokens", type=int)
     query.add_argument("--explain", action="store_true", help="explain every record, selected or excluded")
+    query.add_argument(
+        "--exact-scope",
+        action="store_true",
+        help="only records whose scope equals the query's (default: broader record scopes apply too)",
+    )
     query.set_defaults(func=run_query)
 
     rebuild = actions.add_parser("rebuild", parents=[common], help="rebuild the index and print its digest")
@@ -108,9 +113,7 @@ def run_forget(args: argparse.Namespace) -> int:
 
 
 def _role_profile(config: LychdConfig, role: str) -> RoleProfile:
-    pin = config.role_policy
-    policy = get_registry().role_policy(pin.name, pin.revision)
-    return policy.profile(role, policy.options_model.model_validate(pin.options))
+    return config.role_profile(role, get_registry())
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -135,6 +138,7 @@ def run_query(args: argparse.Namespace) -> int:
             max_review_age=args.max_review_age,
             limit=args.limit,
             max_tokens=args.max_tokens,
+            scope_policy=ScopePolicy.EXACT if args.exact_scope else ScopePolicy.INCLUDE_BROADER,
         )
         plan = store.query(query)
         if args.json:

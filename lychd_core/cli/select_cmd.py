@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pydantic import ValidationError
 from rich.table import Table
 
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, default_config, load_config, validation_problems
+from lychd_core.config import LychdConfig, default_config, load_config
 from lychd_core.errors import ConfigError
 from lychd_core.graph import ContextGraph, SelectionBounds, SelectionPlan, TokenBudget, load_graph, select
 from lychd_core.registry import get_registry
@@ -38,14 +37,7 @@ def add_parser(subparsers: Any) -> None:
 
 def role_profile(config: LychdConfig, role: str) -> RoleProfile:
     """The profile of ``role`` from the configured role policy, with validated options."""
-    pin = config.role_policy
-    policy = get_registry().role_policy(pin.name, pin.revision)
-    try:
-        options = policy.options_model.model_validate(pin.options)
-    except ValidationError as exc:
-        problems = validation_problems(exc, ("role_policy", "options"))
-        raise ConfigError(f"options rejected by {pin.name}@{pin.revision}: " + "; ".join(problems), problems) from None
-    return policy.profile(role, options)
+    return config.role_profile(role, get_registry())
 
 
 def run(args: argparse.Namespace) -> int:

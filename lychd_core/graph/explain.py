@@ -233,12 +233,13 @@ class Explanation:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class SelectionPlan:
     """The deterministic outcome of :func:`lychd_core.graph.select`.
 
     ``selected`` lists ids in admission order; ``explanations`` holds every node of the
-    graph exactly once, in graph order.
+    graph exactly once, in graph order. Plans compare by value: the graph (by digest),
+    profile, budget, bounds, selection, accounting and every explanation.
     """
 
     profile: RoleProfile
@@ -262,6 +263,19 @@ class SelectionPlan:
     @property
     def graph_digest(self) -> str:
         return self.graph.digest
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SelectionPlan):
+            return NotImplemented
+        return (
+            self.graph_digest == other.graph_digest
+            and (self.profile, self.budget, self.bounds, self.selected, self.accounting)
+            == (other.profile, other.budget, other.bounds, other.selected, other.accounting)
+            and all(other.explanations[node_id] == e for node_id, e in self.explanations.items())
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.graph_digest, self.selected))
 
     def is_selected(self, node_id: str) -> bool:
         return node_id in self.explanations and self.explanations[node_id].selected

@@ -10,7 +10,7 @@ from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery, RankingWeights
 from lychd_core.memory.records import ClaimType, Feedback, LifecycleState, MemoryRecord
 from lychd_core.memory.retrieval import retrieve, scan
-from lychd_core.memory.scope import MemoryScope
+from lychd_core.memory.scope import MemoryScope, ScopePolicy
 from lychd_core.memory.store import SqliteMemoryStore
 from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
 
@@ -29,6 +29,7 @@ __all__ = [
     "MemoryScope",
     "RankingWeights",
     "RetrievalPlan",
+    "ScopePolicy",
     "SqliteMemoryStore",
     "Tombstone",
     "add_feedback",

@@ -50,7 +50,7 @@ def _ids(where: str, value: object) -> tuple[str, ...]:
 def _features(where: str, value: object) -> tuple[tuple[str, int], ...]:
     if not isinstance(value, Mapping):
         raise MemoryRecordError(f'{where} must be an object of feature name -> weight, e.g. {{"python": 5000}}')
-    return tuple(sorted(value.items()))
+    return tuple(value.items())  # in the JSON's order: the record canonicalizes, or refuses on replay
 
 
 def _feedback(where: str, value: object) -> Feedback:
@@ -68,8 +68,11 @@ def _label(where: str, value: object) -> PrivatizationLabel | None:
         raise MemoryRecordError(f"{where}: {str(exc).splitlines()[0]}") from None
 
 
-def record_from_json(data: object, where: str = "record") -> MemoryRecord:
-    """Build a checked record from its JSON object; every problem is a ``MemoryRecordError``."""
+def record_from_json(data: object, where: str = "record", *, canonical_only: bool = False) -> MemoryRecord:
+    """Build a checked record from its JSON object; every problem is a ``MemoryRecordError``.
+
+    Lists and feature objects may come in any order; with ``canonical_only`` (replay of
+    stored data) they must already be canonical, as ``to_json`` writes them."""
     if not isinstance(data, Mapping):
         raise MemoryRecordError(f"{where} must be a JSON object, got {type(data).__name__}")
     name = f"{where} {data.get('id')!r}" if isinstance(data.get("id"), str) else where
@@ -108,7 +111,7 @@ def record_from_json(data: object, where: str = "record") -> MemoryRecord:
         "label": _label(f"{name}.label", data.get("label")),
     }
     try:
-        return MemoryRecord(**fields)
+        return MemoryRecord.canonical_only(**fields) if canonical_only else MemoryRecord(**fields)
     except MemoryRecordError as exc:
         raise type(exc)(f"{where}: {exc}") from None
 
@@ -160,7 +163,7 @@ def stored_record(body: str, digest: str) -> MemoryRecord:
             "run `lychd memory check` and restore the store from a backup"
         )
     try:
-        return adopt_digest(record_from_json(json.loads(body), "stored record"), digest)
+        return adopt_digest(record_from_json(json.loads(body), "stored record", canonical_only=True), digest)
     except (ValueError, TypeError) as exc:  # MemoryRecordError is a ValueError
         raise CorruptStoreError(f"a stored memory record no longer parses ({exc}); run `lychd memory check`") from None
 

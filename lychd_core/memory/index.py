@@ -43,6 +43,8 @@ class MemoryIndex:
     def __init__(self, view: ActiveView) -> None:
         self.view = view
         self.records: tuple[MemoryRecord, ...] = view.records
+        """The latest surviving revision of every id, in id order, whatever its lifecycle
+        state (quarantined, expired and superseded ones too); only active ones are posted."""
         self.tombstones: tuple[Tombstone, ...] = view.tombstones
         scope: dict[ScopeKey, list[int]] = {}
         claim: dict[ClaimType, list[int]] = {}
@@ -80,6 +82,15 @@ class MemoryIndex:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def __eq__(self, other: object) -> bool:
+        """Indexes compare by value: the digest binds the latest revisions, tombstones and postings."""
+        if not isinstance(other, MemoryIndex):
+            return NotImplemented
+        return self.digest == other.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
 
     # --- identity ---------------------------------------------------------------
 

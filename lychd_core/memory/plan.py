@@ -123,6 +123,20 @@ class RetrievalPlan:
             )
         return self._digest
 
+    def __eq__(self, other: object) -> bool:
+        """Plans compare by value: query, active view and ranking (the digest), and every
+        input's explanation."""
+        if not isinstance(other, RetrievalPlan):
+            return NotImplemented
+        return (
+            self.digest == other.digest
+            and len(self.explanations) == len(other.explanations)
+            and all(a == b for a, b in zip(self.explanations, other.explanations, strict=True))
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
     def explain(self, memory_id: str) -> MemoryExplanation:
         return self.explanations.find(memory_id)
 

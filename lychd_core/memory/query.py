@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from lychd_core.digests import json_digest
+from lychd_core.memory.canonical import canonical_feature_names
 from lychd_core.memory.checks import (
     MAX_BP,
     MAX_COUNT,
@@ -18,7 +21,7 @@ from lychd_core.memory.checks import (
 )
 from lychd_core.memory.errors import InvalidQueryError
 from lychd_core.memory.records import ClaimType, claim_type_of
-from lychd_core.memory.scope import MemoryScope
+from lychd_core.memory.scope import MemoryScope, ScopePolicy
 from lychd_core.roles import RoleProfile
 
 COMPONENTS: tuple[str, ...] = ("scope", "relevance", "confidence", "evidence", "recency", "feedback")
@@ -57,7 +60,8 @@ class MemoryQuery:
     """One retrieval request. ``now`` is the caller's current logical observation.
 
     ``role_profile`` turns on role visibility: a memory is visible only when the role
-    sees memory evidence both as memory and under the memory's original provenance.
+    sees memory evidence both as memory and under the memory's original provenance. A
+    scope without a role takes the profile's; a scope naming another role is refused.
     Without a profile the role visibility filter does not apply (inspection use).
     """
 
@@ -67,9 +71,9 @@ class MemoryQuery:
     claim_types: frozenset[ClaimType] = frozenset()
     """Empty means every claim type."""
     features: tuple[str, ...] = ()
-    """Relevance features (sorted, unique); they only rank."""
+    """Relevance features (any collection; stored sorted, unique); they only rank."""
     required_features: tuple[str, ...] = ()
-    """Features a record must carry (sorted, unique); they filter."""
+    """Features a record must carry (any collection; stored sorted, unique); they filter."""
     min_confidence: int = 0
     min_supporting: int = 0
     max_review_age: int | None = None
@@ -83,6 +87,8 @@ class MemoryQuery:
     recency_horizon: int = 1_000
     """Observations after which the recency component reaches zero."""
     weights: RankingWeights = field(default_factory=RankingWeights)
+    scope_policy: ScopePolicy = ScopePolicy.INCLUDE_BROADER
+    """``include-broader`` (default): broader record scopes apply too; ``exact``: only equal scopes."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, MemoryScope):
@@ -91,14 +97,22 @@ class MemoryQuery:
         if self.role_profile is not None:
             if not isinstance(self.role_profile, RoleProfile):
                 raise InvalidQueryError(f"role_profile must be a RoleProfile, got {self.role_profile!r}")
-            if self.scope.role != self.role_profile.role:
+            if self.scope.role is None:  # the profile names the role; the scope need not repeat it
+                object.__setattr__(self, "scope", dataclasses.replace(self.scope, role=self.role_profile.role))
+            elif self.scope.role != self.role_profile.role:
                 raise InvalidQueryError(
                     f"query scope role {self.scope.role!r} differs from the role profile {self.role_profile.role!r}; "
                     "set scope.role to the profile's role"
                 )
-        if not isinstance(self.claim_types, frozenset):
-            raise InvalidQueryError(f"claim_types must be a frozenset, got {type(self.claim_types).__name__}")
+        if isinstance(self.claim_types, str | bytes) or not isinstance(self.claim_types, Iterable):
+            raise InvalidQueryError(
+                f"claim_types must be a collection of claim types, got {type(self.claim_types).__name__}"
+            )
         object.__setattr__(self, "claim_types", frozenset(claim_type_of(t) for t in self.claim_types))
+        object.__setattr__(self, "features", canonical_feature_names("query features", self.features))
+        object.__setattr__(
+            self, "required_features", canonical_feature_names("query required_features", self.required_features)
+        )
         check_feature_names("query features", self.features)
         check_feature_names("query required_features", self.required_features)
         check_bp("min_confidence", self.min_confidence)
@@ -111,6 +125,11 @@ class MemoryQuery:
         if self.max_tokens is not None:
             check_int("max_tokens", self.max_tokens, 1, MAX_COUNT)
         check_int("recency_horizon", self.recency_horizon, 1, MAX_OBSERVATION)
+        try:
+            object.__setattr__(self, "scope_policy", ScopePolicy(self.scope_policy))
+        except ValueError:
+            known = ", ".join(policy.value for policy in ScopePolicy)
+            raise InvalidQueryError(f"unknown scope_policy {self.scope_policy!r}; known: {known}") from None
         if not isinstance(self.weights, RankingWeights):
             raise InvalidQueryError(f"weights must be RankingWeights, got {self.weights!r}")
 
@@ -131,6 +150,7 @@ class MemoryQuery:
             "max_tokens": self.max_tokens,
             "recency_horizon": self.recency_horizon,
             "weights": self.weights.to_json(),
+            "scope_policy": self.scope_policy.value,
         }
 
     @property

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.errors import MemoryRecordError
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.memory.canonical import canonical_features, canonical_ids
 from lychd_core.memory.checks import (
     MAX_CLAIM_CHARS,
     MAX_COUNT,
@@ -128,7 +129,14 @@ def check_features(features: object) -> tuple[tuple[str, int], ...]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MemoryRecord:
-    """One checked, immutable revision of a derived claim."""
+    """One checked, immutable revision of a derived claim.
+
+    ``source_events``, ``supporting`` and ``contradicting`` take any collection of ids
+    (list, tuple, set; any order) and ``features`` a ``{name: weight}`` mapping or any
+    collection of pairs: they are stored canonical (sorted, duplicate-free). A feature
+    with two weights and an id on both evidence sides are refused. Stored data is read
+    back through :meth:`canonical_only`, which refuses anything not already canonical.
+    """
 
     memory_id: str
     revision: int
@@ -169,6 +177,9 @@ class MemoryRecord:
         object.__setattr__(self, "source_provenance", provenance_of(self.source_provenance))
         object.__setattr__(self, "state", state_of(self.state))
         check_text(f"claim of {self.memory_id!r}", self.claim, MAX_CLAIM_CHARS)
+        for name in ("source_events", "supporting", "contradicting"):
+            object.__setattr__(self, name, canonical_ids(name, getattr(self, name)))
+        object.__setattr__(self, "features", canonical_features(self.features))
         if self.source_events == ():
             raise MissingSourceError(f"memory {self.memory_id!r} names no source event; a derived claim needs one")
         check_sorted_ids("source_events", self.source_events)
@@ -236,6 +247,18 @@ class MemoryRecord:
             check_id("superseded_by", self.superseded_by)
             if self.superseded_by == self.memory_id:
                 raise InvalidTransitionError(f"memory {self.memory_id!r} cannot supersede itself")
+
+    @classmethod
+    def canonical_only(cls, **fields: Any) -> MemoryRecord:
+        """Build a record from stored (replayed) data: its collections must already be
+        canonical tuples, since non-canonical stored data means corruption
+        (``NonCanonicalError``)."""
+        for name in ("source_events", "supporting", "contradicting"):
+            if name in fields:
+                check_sorted_ids(name, fields[name])
+        if "features" in fields:
+            check_features(fields["features"])
+        return cls(**fields)
 
     # --- identity ---------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeAlias
 
 from lychd_core.errors import MemoryRecordError
@@ -37,6 +38,16 @@ def _check_value(name: str, value: object) -> str | None:
             f"surrounding whitespace, got {value!r}"
         )
     return value
+
+
+class ScopePolicy(StrEnum):
+    """Which record scopes a query's scope admits."""
+
+    INCLUDE_BROADER = "include-broader"
+    """A record applies when each field it names equals the query's (unnamed fields widen):
+    a project-wide memory applies inside every repository of the project. The default."""
+    EXACT = "exact"
+    """A record applies only when its scope equals the query's, field for field (the reference's policy)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +83,11 @@ class MemoryScope:
         """Whether a record with this scope is compatible with the ``query`` scope (exact or broader)."""
         return all(mine is None or mine == theirs for mine, theirs in zip(self.key, query.key, strict=True))
 
-    def compatible_keys(self) -> frozenset[ScopeKey]:
-        """Every record scope key that applies to this query scope: each named field kept or widened to None."""
+    def compatible_keys(self, policy: ScopePolicy = ScopePolicy.INCLUDE_BROADER) -> frozenset[ScopeKey]:
+        """Every record scope key that applies to this query scope: under ``include-broader``
+        each named field kept or widened to None; under ``exact`` only this scope's own key."""
+        if policy is ScopePolicy.EXACT:
+            return frozenset({self.key})
         choices = [(value, None) if value is not None else (None,) for value in self.key]
         return frozenset(itertools.product(*choices))  # type: ignore[arg-type]
 

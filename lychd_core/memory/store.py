@@ -195,7 +195,7 @@ class SqliteMemoryStore:
                 "SELECT memory_id, revision, prior_digest, deleted_at, reason FROM tombstones "
                 "ORDER BY memory_id, revision"
             ).fetchall()
-        return tuple(Tombstone(*row) for row in rows)
+        return tuple(Tombstone.canonical_only(*row) for row in rows)
 
     def view(self) -> ActiveView:
         return replay(self.records(), self.tombstones())

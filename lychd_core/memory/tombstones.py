@@ -9,20 +9,39 @@ than the tombstone survives. Replay is independent of input order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from lychd_core.digests import check_digest, json_digest
 from lychd_core.errors import MemoryRecordError
 from lychd_core.memory.checks import MAX_REASON_CHARS, check_id, check_observation, check_revision, check_text
-from lychd_core.memory.errors import RevisionConflictError, StaleObservationError, TombstoneMismatchError
+from lychd_core.memory.errors import (
+    NonCanonicalError,
+    RevisionConflictError,
+    StaleObservationError,
+    TombstoneMismatchError,
+)
 from lychd_core.memory.records import MemoryRecord
+
+
+def canonical_digest(value: object) -> object:
+    """``sha256:`` + lowercase hex from a digest given in upper case or as bare hex; other
+    values pass unchanged for ``check_digest`` to refuse."""
+    if isinstance(value, str):
+        hexpart = value[len("sha256:") :] if value[:7].lower() == "sha256:" else value
+        if len(hexpart) == 64 and all(c in "0123456789abcdefABCDEF" for c in hexpart):
+            return "sha256:" + hexpart.lower()
+    return value
 
 
 @dataclass(frozen=True, slots=True)
 class Tombstone:
-    """Proof that a memory was forgotten, holding no content of it."""
+    """Proof that a memory was forgotten, holding no content of it.
+
+    ``prior_digest`` may be given as bare hex or in upper case; it is stored canonical
+    (``sha256:`` + lowercase hex). :meth:`canonical_only` refuses that leniency for
+    stored data."""
 
     memory_id: str
     revision: int
@@ -33,6 +52,7 @@ class Tombstone:
     def __post_init__(self) -> None:
         check_id("tombstone memory_id", self.memory_id)
         check_revision("tombstone revision", self.revision)
+        object.__setattr__(self, "prior_digest", canonical_digest(self.prior_digest))
         try:
             check_digest(self.prior_digest)
         except ValueError as exc:
@@ -57,11 +77,23 @@ class Tombstone:
         return json_digest(self.to_json())
 
     @classmethod
-    def from_json(cls, data: Any) -> Tombstone:
+    def canonical_only(
+        cls, memory_id: str, revision: int, prior_digest: str, deleted_at: int, reason: str
+    ) -> Tombstone:
+        """A tombstone from stored data, whose digest must already be canonical."""
+        try:
+            check_digest(prior_digest)
+        except ValueError as exc:
+            raise NonCanonicalError(f"stored tombstone of {memory_id!r}: {exc}") from None
+        return cls(memory_id, revision, prior_digest, deleted_at, reason)
+
+    @classmethod
+    def from_json(cls, data: Any, *, canonical_only: bool = False) -> Tombstone:
         keys = {"id", "revision", "prior_digest", "deleted_at", "reason"}
-        if not isinstance(data, dict) or set(data) != keys:
+        if not isinstance(data, Mapping) or set(data) != keys:
             raise MemoryRecordError(f"a tombstone is an object with exactly the keys {sorted(keys)}, got {data!r}")
-        return cls(data["id"], data["revision"], data["prior_digest"], data["deleted_at"], data["reason"])
+        make = cls.canonical_only if canonical_only else cls
+        return make(data["id"], data["revision"], data["prior_digest"], data["deleted_at"], data["reason"])
 
 
 def forget(record: MemoryRecord, reason: str, observation: int) -> Tombstone:
@@ -80,7 +112,7 @@ class ActiveView:
     """The canonical active view: what retrieval and the index are defined over."""
 
     records: tuple[MemoryRecord, ...]
-    """Newest surviving revision per memory id, in id order."""
+    """Newest surviving revision per memory id, in id order, in any lifecycle state (not only active)."""
     tombstones: tuple[Tombstone, ...]
     """The dominating (highest) tombstone per memory id, in id order."""
     older: tuple[MemoryRecord, ...]

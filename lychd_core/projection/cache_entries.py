@@ -129,6 +129,7 @@ def media_detector(declared: str = "") -> str:
         "shebangs": [[pattern.pattern.decode("latin-1"), kind] for pattern, kind in media.SHEBANGS],
         "textual": sorted(mediatypes.TEXT_APPLICATION_TYPES),
         "sniff": media.SNIFF_BYTES,
+        "plain_text": media.NOT_PLAIN_TEXT.pattern.decode("latin-1"),
         "libmagic": str(getattr(magic, "version", lambda: "?")()),
         "declared": declared,
     }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
@@ -46,14 +47,14 @@ def _frozen(entries: Mapping[str, Declared]) -> Mapping[str, Declared]:
     return MappingProxyType(dict(sorted(entries.items())))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MediaTable:
     """The declared keys, configuration first, then profiles; the core's tables come after both."""
 
     configured: Mapping[str, Declared] = field(default_factory=lambda: MappingProxyType({}))
     profiles: Mapping[str, Declared] = field(default_factory=lambda: MappingProxyType({}))
 
-    @property
+    @cached_property
     def identity(self) -> str:
         """Digest of every declared key, part of the media-decision cache key."""
         return json_digest(

@@ -32,6 +32,7 @@ from lychd_core.projection.declared import EMPTY_TABLE, MediaTable
 __all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "detect_media_type", "sniff"]
 
 SNIFF_BYTES = 65_536
+NOT_SNIFFED = "not-sniffed"
 
 SHEBANGS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     (re.compile(rb"^#![^\n]*\bpython[0-9.]*\b"), "text/x-python"),
@@ -84,13 +85,52 @@ def sniff(data: bytes) -> tuple[str, str]:
     return mime.strip().lower(), charset.lower()
 
 
+# C0 controls plain text does not hold (tab, line feed, vertical tab, form feed, carriage
+# return and escape are allowed); like libmagic, their presence means "not plain text".
+NOT_PLAIN_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
+def _plain_utf8(head: bytes) -> str | None:
+    """``us-ascii`` or ``utf-8`` when ``head`` is plain text in that charset, else None."""
+    if NOT_PLAIN_TEXT.search(head):
+        return None
+    if head.isascii():
+        return "us-ascii"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(head) < SNIFF_BYTES or exc.start < len(head) - 3:  # a character cut at the sniff boundary is fine
+            return None
+    return "utf-8"
+
+
+def _by_name(path: str, table: MediaTable) -> tuple[str, DecisionSource] | None:
+    declared = table.lookup(path)
+    if declared is not None:
+        return declared[0].media_type, declared[1]
+    name = PurePosixPath(path).name
+    if name in FILE_NAMES:
+        return FILE_NAMES[name], "file-name"
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix], "extension"
+    return None
+
+
 def detect_media_type(
     path: str, data: bytes, pinned: str | None = None, table: MediaTable = EMPTY_TABLE
 ) -> MediaDecision:
     """Decide the normalized media type of ``data`` found at workspace path ``path``.
 
     ``table`` holds the declared media types (configuration, then profiles); see the module docstring.
+    When a name decides and the first bytes are plain UTF-8 text, libmagic is not asked (it
+    would only confirm "text"); its type is then reported as ``not-sniffed``.
     """
+    named = None if pinned is not None else _by_name(path, table)
+    if named is not None:
+        charset = _plain_utf8(data[:SNIFF_BYTES])
+        if charset is not None:
+            return MediaDecision(named[0], named[1], charset, NOT_SNIFFED)
     magic_type, charset = sniff(data)
     binary = charset == "binary" or b"\x00" in data[:SNIFF_BYTES]
     if binary:
@@ -104,15 +144,8 @@ def detect_media_type(
         return MediaDecision(kind, "binary", charset, magic_type)
     if pinned is not None:
         return MediaDecision(normalize_media_type(pinned), "pinned", charset, magic_type)
-    declared = table.lookup(path)
-    if declared is not None:
-        return MediaDecision(declared[0].media_type, declared[1], charset, magic_type)
-    name = PurePosixPath(path).name
-    if name in FILE_NAMES:
-        return MediaDecision(FILE_NAMES[name], "file-name", charset, magic_type)
-    suffix = PurePosixPath(name).suffix.lower()
-    if suffix in EXTENSIONS:
-        return MediaDecision(EXTENSIONS[suffix], "extension", charset, magic_type)
+    if named is not None:
+        return MediaDecision(named[0], named[1], charset, magic_type)
     for pattern, kind in SHEBANGS:
         if pattern.match(data):
             return MediaDecision(kind, "shebang", charset, magic_type)

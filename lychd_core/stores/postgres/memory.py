@@ -171,7 +171,7 @@ class PostgresMemoryStore:
     def _snapshot(self) -> tuple[int, tuple[MemoryRecord, ...], tuple[Tombstone, ...]]:
         generation, rows, stone_rows = self._database.run("read records", self._all, isolation="REPEATABLE READ")
         records = tuple(stored_record(body, digest) for body, digest in rows)
-        stones = tuple(Tombstone(m, int(r), p, int(d), reason) for m, r, p, d, reason in stone_rows)
+        stones = tuple(Tombstone.canonical_only(m, int(r), p, int(d), reason) for m, r, p, d, reason in stone_rows)
         return generation, records, stones
 
     def records(self) -> tuple[MemoryRecord, ...]:

@@ -1,0 +1,401 @@
+"""What each language's grammar calls its imports, declarations and containers.
+
+Grammars come from their PyPI wheels (compiled, shipped in the wheel); nothing is
+downloaded or compiled at run time. The tables name tree-sitter node types.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib.metadata import version
+
+import tree_sitter
+import tree_sitter_go
+import tree_sitter_java
+import tree_sitter_javascript
+import tree_sitter_rust
+import tree_sitter_typescript
+
+_JS_KEYWORDS = frozenset(
+    [
+        "abstract",
+        "any",
+        "as",
+        "async",
+        "await",
+        "boolean",
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "constructor",
+        "continue",
+        "debugger",
+        "declare",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "from",
+        "function",
+        "get",
+        "if",
+        "implements",
+        "import",
+        "in",
+        "instanceof",
+        "interface",
+        "is",
+        "keyof",
+        "let",
+        "module",
+        "namespace",
+        "never",
+        "new",
+        "null",
+        "number",
+        "of",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "readonly",
+        "require",
+        "return",
+        "set",
+        "static",
+        "string",
+        "super",
+        "switch",
+        "symbol",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "type",
+        "typeof",
+        "undefined",
+        "unknown",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+    ]
+)
+_GO_KEYWORDS = frozenset(
+    [
+        "break",
+        "case",
+        "chan",
+        "const",
+        "continue",
+        "default",
+        "defer",
+        "else",
+        "fallthrough",
+        "for",
+        "func",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "interface",
+        "map",
+        "package",
+        "range",
+        "return",
+        "select",
+        "struct",
+        "switch",
+        "type",
+        "var",
+        "nil",
+        "true",
+        "false",
+        "iota",
+        "bool",
+        "byte",
+        "int",
+        "string",
+        "error",
+        "any",
+    ]
+)
+_RUST_KEYWORDS = frozenset(
+    [
+        "as",
+        "async",
+        "await",
+        "break",
+        "const",
+        "continue",
+        "crate",
+        "dyn",
+        "else",
+        "enum",
+        "extern",
+        "false",
+        "fn",
+        "for",
+        "if",
+        "impl",
+        "in",
+        "let",
+        "loop",
+        "match",
+        "mod",
+        "move",
+        "mut",
+        "pub",
+        "ref",
+        "return",
+        "self",
+        "Self",
+        "static",
+        "struct",
+        "super",
+        "trait",
+        "true",
+        "type",
+        "unsafe",
+        "use",
+        "where",
+        "while",
+    ]
+)
+_JAVA_KEYWORDS = frozenset(
+    [
+        "abstract",
+        "assert",
+        "boolean",
+        "break",
+        "byte",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "continue",
+        "default",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "extends",
+        "final",
+        "finally",
+        "float",
+        "for",
+        "goto",
+        "if",
+        "implements",
+        "import",
+        "instanceof",
+        "int",
+        "interface",
+        "long",
+        "native",
+        "new",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "short",
+        "static",
+        "strictfp",
+        "super",
+        "switch",
+        "synchronized",
+        "this",
+        "throw",
+        "throws",
+        "transient",
+        "try",
+        "void",
+        "volatile",
+        "while",
+        "var",
+        "record",
+        "sealed",
+        "permits",
+        "yield",
+        "true",
+        "false",
+        "null",
+    ]
+)
+
+_JS_DECLARATIONS = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "function_signature",
+        "module",
+        "internal_module",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """One language: its grammar, and how its top level is read."""
+
+    name: str
+    grammar: Callable[[], object]
+    grammar_package: str
+    imports: frozenset[str]
+    headers: frozenset[str]
+    wrappers: frozenset[str]
+    """Nodes that wrap one declaration (``export``, ``declare``, a namespace statement)."""
+    declarations: frozenset[str]
+    variables: dict[str, str]
+    """A node declaring several names -> the node type of one of them (``const a = 1, b = 2``)."""
+    containers: frozenset[str]
+    """Body node types whose children are members (class bodies, impl blocks, struct fields)."""
+    scopes: frozenset[str]
+    """Declarations whose body holds top-level-like declarations (namespaces, Rust modules)."""
+    doc_style: str
+    keywords: frozenset[str]
+
+    @property
+    def parser_version(self) -> str:
+        return f"tree-sitter {version('tree-sitter')}; {self.grammar_package} {version(self.grammar_package)}"
+
+
+JS_LIKE_CONTAINERS = frozenset({"class_body", "interface_body", "object_type", "enum_body"})
+
+JAVASCRIPT = LanguageSpec(
+    name="javascript",
+    grammar=tree_sitter_javascript.language,
+    grammar_package="tree-sitter-javascript",
+    imports=frozenset({"import_statement"}),
+    headers=frozenset(),
+    wrappers=frozenset({"export_statement"}),
+    declarations=_JS_DECLARATIONS,
+    variables={"lexical_declaration": "variable_declarator", "variable_declaration": "variable_declarator"},
+    containers=JS_LIKE_CONTAINERS,
+    scopes=frozenset(),
+    doc_style="jsdoc",
+    keywords=_JS_KEYWORDS,
+)
+TYPESCRIPT = LanguageSpec(
+    name="typescript",
+    grammar=tree_sitter_typescript.language_typescript,
+    grammar_package="tree-sitter-typescript",
+    imports=frozenset({"import_statement", "import_alias"}),
+    headers=frozenset(),
+    wrappers=frozenset({"export_statement", "ambient_declaration", "expression_statement"}),
+    declarations=_JS_DECLARATIONS,
+    variables={"lexical_declaration": "variable_declarator", "variable_declaration": "variable_declarator"},
+    containers=JS_LIKE_CONTAINERS,
+    scopes=frozenset({"module", "internal_module"}),
+    doc_style="jsdoc",
+    keywords=_JS_KEYWORDS,
+)
+TSX = replace(TYPESCRIPT, name="tsx", grammar=tree_sitter_typescript.language_tsx)
+GO = LanguageSpec(
+    name="go",
+    grammar=tree_sitter_go.language,
+    grammar_package="tree-sitter-go",
+    imports=frozenset({"import_declaration"}),
+    headers=frozenset({"package_clause"}),
+    wrappers=frozenset(),
+    declarations=frozenset({"function_declaration", "method_declaration"}),
+    variables={"type_declaration": "", "const_declaration": "const_spec", "var_declaration": "var_spec"},
+    containers=frozenset({"field_declaration_list", "interface_type"}),
+    scopes=frozenset(),
+    doc_style="line",
+    keywords=_GO_KEYWORDS,
+)
+RUST = LanguageSpec(
+    name="rust",
+    grammar=tree_sitter_rust.language,
+    grammar_package="tree-sitter-rust",
+    imports=frozenset({"use_declaration", "extern_crate_declaration"}),
+    headers=frozenset(),
+    wrappers=frozenset(),
+    declarations=frozenset(
+        {
+            "function_item",
+            "function_signature_item",
+            "struct_item",
+            "enum_item",
+            "union_item",
+            "trait_item",
+            "impl_item",
+            "type_item",
+            "const_item",
+            "static_item",
+            "mod_item",
+            "macro_definition",
+        }
+    ),
+    variables={},
+    containers=frozenset({"declaration_list", "field_declaration_list", "enum_variant_list"}),
+    scopes=frozenset({"mod_item"}),
+    doc_style="rust",
+    keywords=_RUST_KEYWORDS,
+)
+JAVA = LanguageSpec(
+    name="java",
+    grammar=tree_sitter_java.language,
+    grammar_package="tree-sitter-java",
+    imports=frozenset({"import_declaration"}),
+    headers=frozenset({"package_declaration"}),
+    wrappers=frozenset(),
+    declarations=frozenset(
+        {
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
+            "method_declaration",  # the grammar accepts top-level methods (snippets)
+        }
+    ),
+    variables={},
+    containers=frozenset(
+        {"class_body", "interface_body", "enum_body", "enum_body_declarations", "annotation_type_body"}
+    ),
+    scopes=frozenset(),
+    doc_style="jsdoc",
+    keywords=_JAVA_KEYWORDS,
+)
+
+LANGUAGES = {spec.name: spec for spec in (JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA)}
+
+
+@cache
+def language(name: str) -> tree_sitter.Language:
+    return tree_sitter.Language(LANGUAGES[name].grammar())
+
+
+_PARSERS = threading.local()
+
+
+def parser(name: str) -> tree_sitter.Parser:
+    """This thread's parser for ``name`` (a parser holds no state between parses)."""
+    parsers: dict[str, tree_sitter.Parser] | None = getattr(_PARSERS, "by_name", None)
+    if parsers is None:
+        parsers = _PARSERS.by_name = {}
+    found = parsers.get(name)
+    if found is None:
+        found = parsers[name] = tree_sitter.Parser(language(name))
+    return found

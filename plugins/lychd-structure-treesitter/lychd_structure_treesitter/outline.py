@@ -1,0 +1,376 @@
+"""Source bytes -> outline facts: one tree-sitter parse, then a walk over declarations only.
+
+The walk never descends into function bodies or expressions, and nesting of containers
+(classes, namespaces, modules) is followed to :data:`MAX_DEPTH` only, so its cost
+follows the number of declarations, not the size or depth of the code; deeply nested
+input cannot exhaust the Python stack.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import tree_sitter
+
+from lychd_structure_treesitter.languages import LanguageSpec, parser
+from lychd_structure_treesitter.options import StructureTreeSitterOptions
+
+FORMAT = "structure.treesitter/1"
+MAX_DEPTH = 6
+MAX_REFERENCES = 5_000
+SHORT_VALUE = 40
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_PREFIXES = _COMMENTS | {"attribute_item"}
+IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
+_SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_KINDS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "function_signature": "function",
+    "function_item": "function",
+    "function_signature_item": "function",
+    "method_declaration": "method",
+    "class_declaration": "class",
+    "abstract_class_declaration": "class",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "record_declaration": "record",
+    "annotation_type_declaration": "annotation",
+    "module": "module",
+    "internal_module": "namespace",
+    "mod_item": "module",
+    "struct_item": "struct",
+    "enum_item": "enum",
+    "union_item": "union",
+    "trait_item": "trait",
+    "impl_item": "impl",
+    "type_item": "type",
+    "const_item": "constant",
+    "static_item": "static",
+    "macro_definition": "macro",
+    "type_spec": "type",
+    "type_alias": "type",
+    "const_spec": "constant",
+    "var_spec": "variable",
+}
+
+
+_FUNCTION_BODIES = frozenset({"statement_block", "block", "constructor_body"})
+
+
+def _opening(body: tree_sitter.Node) -> int:
+    """Where a body's text starts: its ``{`` (Go's ``interface {`` keeps its keyword)."""
+    if body.type == "interface_type":
+        return next((child.start_byte for child in body.children if child.type == "{"), body.start_byte)
+    return body.start_byte
+
+
+class ParseFailure(Exception):
+    """The grammar reports a syntax error; the message is the unavailable reason."""
+
+
+class OutlineTooLarge(Exception):
+    """The outline would exceed the character bound; found during the walk, so it stops early."""
+
+
+def _collapse(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 2].rstrip() + " …"
+
+
+def first_error(root: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first ERROR or MISSING node, descending only into subtrees that hold one."""
+    node = root
+    while True:
+        if node.is_error or node.is_missing:
+            return node
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:
+            return node if node is not root else None
+
+
+class Outliner:
+    """Builds the facts of one parsed source."""
+
+    def __init__(self, data: bytes, spec: LanguageSpec, options: StructureTreeSitterOptions, max_chars: int) -> None:
+        self.data = data
+        self.spec = spec
+        self.options = options
+        self.budget = max_chars  # characters of signatures still allowed; the text is at least that long
+        self.headers: list[dict[str, Any]] = []
+        self.imports: list[dict[str, Any]] = []
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def signature(self, start: int, end: int) -> str:
+        return self.spend(_collapse(self.text(start, end), self.options.max_signature_chars))
+
+    def _short(self, value: tree_sitter.Node) -> bool:
+        """A value short enough to show in full (a number, a name, a short string)."""
+        return value.end_byte - value.start_byte <= SHORT_VALUE and "\n" not in self.text(*value.byte_range)
+
+    def spend(self, text: str) -> str:
+        self.budget -= len(text)
+        if self.budget < 0:
+            raise OutlineTooLarge(text)
+        return text
+
+    # --- scopes ------------------------------------------------------------------
+
+    def scope(self, node: tree_sitter.Node, depth: int) -> list[dict[str, Any]]:
+        """Definitions declared directly in ``node`` (a file, namespace or module body)."""
+        definitions: list[dict[str, Any]] = []
+        children = node.named_children
+        for index, child in enumerate(children):
+            kind = child.type
+            if kind in _COMMENTS or kind == "attribute_item":
+                continue
+            if kind in self.spec.headers:
+                self.headers.append({"line": child.start_point.row + 1, "text": self.signature(*child.byte_range)})
+                continue
+            if kind in self.spec.imports:
+                self._import(child)
+                continue
+            declaration = self._unwrap(child)
+            if declaration is None:
+                if child.type == "export_statement" and child.child_by_field_name("source") is not None:
+                    self._import(child)
+                continue
+            prefix = self._prefix(children, index)
+            if declaration.type in self.spec.variables:
+                definitions.extend(self._variables(declaration, child, prefix))
+            else:
+                definitions.append(self._definition(declaration, child, prefix, depth))
+        return definitions
+
+    def _unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        for _ in range(4):  # export declare namespace ...: wrappers nest a few levels at most
+            if node.type in self.spec.declarations or node.type in self.spec.variables:
+                return node
+            if node.type not in self.spec.wrappers:
+                return None
+            inner = node.child_by_field_name("declaration")
+            if inner is None:
+                named = [c for c in node.named_children if c.type not in _COMMENTS and c.type != "decorator"]
+                if len(named) != 1:
+                    return None
+                inner = named[0]
+            node = inner
+        return None
+
+    def _prefix(self, siblings: list[tree_sitter.Node], index: int) -> dict[str, Any]:
+        """Doc comment and attributes directly above ``siblings[index]`` (empty parts left out)."""
+        if not index or siblings[index - 1].type not in _PREFIXES:
+            return {}
+        attributes: list[dict[str, Any]] = []
+        docs: list[tree_sitter.Node] = []
+        next_row = siblings[index].start_point.row
+        for position in range(index - 1, -1, -1):  # no slicing: a minified file has 10^5 siblings
+            sibling = siblings[position]
+            if sibling.end_point.row < next_row - 1:
+                break
+            if sibling.type == "attribute_item":
+                attributes.append({"line": sibling.start_point.row + 1, "text": self.signature(*sibling.byte_range)})
+            elif sibling.type in _COMMENTS and self._is_doc(sibling):
+                docs.append(sibling)
+            else:
+                break
+            next_row = sibling.start_point.row
+        prefix: dict[str, Any] = {"attributes": attributes[::-1]} if attributes else {}
+        if docs and self.options.doc_lines:
+            prefix["doc"] = self._doc(docs[::-1])
+        return prefix
+
+    def _is_doc(self, comment: tree_sitter.Node) -> bool:
+        head = self.data[comment.start_byte : comment.start_byte + 4]
+        if self.spec.doc_style == "jsdoc":
+            return head.startswith(b"/**") and not head.startswith(b"/**/")
+        if self.spec.doc_style == "rust":
+            return (head.startswith(b"///") and not head.startswith(b"////")) or head.startswith(b"/**")
+        return head.startswith(b"//")
+
+    def _doc(self, comments: list[tree_sitter.Node]) -> dict[str, Any]:
+        lines: list[str] = []
+        for comment in comments:
+            for raw in self.text(*comment.byte_range).splitlines():
+                line = raw.strip()
+                for marker in ("/**", "*/", "///", "//"):
+                    line = line.removeprefix(marker) if marker != "*/" else line.removesuffix(marker)
+                line = line.strip()
+                line = line.removeprefix("*").strip() if self.spec.doc_style != "line" else line
+                lines.append(line)
+        while lines and not lines[0]:
+            lines.pop(0)
+        while lines and not lines[-1]:
+            lines.pop()
+        kept = lines[: self.options.doc_lines]
+        if len(lines) > len(kept) and kept:
+            kept[-1] = f"{kept[-1]} …"
+        return {"line": comments[0].start_point.row + 1, "lines": kept}
+
+    # --- declarations ------------------------------------------------------------
+
+    def _import(self, node: tree_sitter.Node) -> None:
+        specs = [node]
+        if node.type == "import_declaration" and self.spec.name == "go":
+            specs = [s for c in node.named_children for s in ([c] if c.type == "import_spec" else c.named_children)]
+        for spec in specs:
+            source = spec.child_by_field_name("source") or spec.child_by_field_name("path")
+            source = source or spec.child_by_field_name("argument")
+            if source is None:
+                named = [c for c in spec.named_children if c.type not in ("modifiers", "asterisk")]
+                source = named[0] if named else None
+            module = "" if source is None else self.text(*source.byte_range).strip("\"'`")
+            text = self.signature(*spec.byte_range)
+            if spec is not node:
+                text = f"import {text}"
+            self.imports.append({"line": spec.start_point.row + 1, "text": text, "module": module})
+
+    def _definition(
+        self, node: tree_sitter.Node, outer: tree_sitter.Node, prefix: dict[str, Any], depth: int
+    ) -> dict[str, Any]:
+        body = node.child_by_field_name("body")
+        if node.type in ("type_spec", "type_alias"):
+            body = self._go_type_body(node)
+        name_node = node.child_by_field_name("name")
+        if name_node is None and node.type == "impl_item":
+            name_node = node.child_by_field_name("type")  # impl Display for Ledger: named by its type
+        declarator = node.child_by_field_name("declarator")  # Java fields: int x = 1;
+        if name_node is None and declarator is not None:
+            name_node = declarator.child_by_field_name("name") or declarator
+        plain = body is not None and body.type not in _FUNCTION_BODIES and body.type not in self.spec.containers
+        if plain and node.type not in self.spec.scopes:
+            body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
+        end = node.end_byte if body is None else _opening(body)
+        value = node.child_by_field_name("value") or (declarator and declarator.child_by_field_name("value"))
+        long_value = body is None and value is not None and not self._short(value)
+        signature = self.signature(outer.start_byte, value.start_byte if long_value and value else end)
+        fact: dict[str, Any] = {
+            "kind": _KINDS.get(node.type, node.type),
+            "name": None if name_node is None else self.text(*name_node.byte_range),
+            "line": outer.start_point.row + 1,
+            "end_line": node.end_point.row + 1,
+            "signature": f"{signature} …" if long_value else signature,
+            "body": "none" if body is None else "elided",
+            **prefix,
+        }
+        if body is not None and depth < MAX_DEPTH:
+            if node.type in self.spec.scopes:
+                fact["body"], fact["members"] = "members", self.scope(body, depth + 1)
+            elif body.type in self.spec.containers:
+                fact["body"] = "members"
+                fact["members"] = self.members(body, depth + 1) if self.options.members == "all" else []
+        return fact
+
+    def _go_type_body(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        kind = node.child_by_field_name("type")
+        if kind is None:
+            return None
+        if kind.type == "struct_type":
+            return next((c for c in kind.named_children if c.type == "field_declaration_list"), None)
+        return kind if kind.type == "interface_type" else None
+
+    def members(self, body: tree_sitter.Node, depth: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        children = body.named_children
+        for index, child in enumerate(children):
+            if child.type in _COMMENTS or child.type in ("attribute_item", "decorator"):
+                continue
+            if child.type in self.spec.containers:  # Java's enum_body_declarations
+                found.extend(self.members(child, depth))
+                continue
+            found.append(self._definition(child, child, self._prefix(children, index), depth))
+        return found
+
+    def _variables(
+        self, node: tree_sitter.Node, outer: tree_sitter.Node, prefix: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        specs = [s for c in node.named_children for s in ([c] if c.type in _SPECS else c.named_children)]
+        specs = [s for s in specs if s.type in _SPECS]
+        if not specs:
+            return []
+        keyword = self.text(outer.start_byte, specs[0].start_byte).replace("(", " ").strip()
+        found: list[dict[str, Any]] = []
+        for spec in specs:
+            if spec.type in ("type_spec", "type_alias"):
+                fact = self._definition(spec, spec, prefix, 1)
+                fact["signature"] = f"{keyword} {fact['signature']}"
+                fact["line"] = spec.start_point.row + 1 if len(specs) > 1 else fact["line"]
+                found.append(fact)
+                continue
+            value = spec.child_by_field_name("value")
+            names = [self.text(*n.byte_range) for n in spec.children_by_field_name("name")]
+            kind = _KINDS.get(spec.type, "constant" if keyword.startswith("const") else "variable")
+            if value is not None and value.type in _FUNCTION_VALUES:
+                value_body = value.child_by_field_name("body")
+                end = value_body.start_byte if value_body is not None else value.end_byte
+                text, kind = self.text(spec.start_byte, end), "function"
+                body = "elided" if value_body is not None else "none"
+            elif value is not None and not self._short(value):
+                text, body = self.text(spec.start_byte, value.start_byte) + " …", "none"
+            else:
+                text, body = self.text(*spec.byte_range), "none"
+            found.append(
+                {
+                    "kind": kind,
+                    "name": ", ".join(names) if names else None,
+                    "line": (outer if len(specs) == 1 else spec).start_point.row + 1,
+                    "end_line": spec.end_point.row + 1,
+                    "signature": self.spend(_collapse(f"{keyword} {text}", self.options.max_signature_chars)),
+                    "body": body,
+                    **prefix,
+                }
+            )
+        return found
+
+
+def outline_facts(
+    data: bytes, spec: LanguageSpec, options: StructureTreeSitterOptions, max_chars: int
+) -> dict[str, Any]:
+    """The facts of ``data``; raises :class:`ParseFailure` on a syntax error and
+    :class:`OutlineTooLarge` as soon as the outline's signatures alone exceed ``max_chars``."""
+    tree = parser(spec.name).parse(data)
+    root = tree.root_node
+    if root.has_error:
+        error = first_error(root)
+        where = "" if error is None else f" at line {error.start_point.row + 1}"
+        what = "a missing token" if error is not None and error.is_missing else "a syntax error"
+        raise ParseFailure(f"the {spec.name} grammar reports {what}{where} (not {spec.name} source?)")
+    outliner = Outliner(data, spec, options, max_chars)
+    definitions = outliner.scope(root, 0)
+    facts: dict[str, Any] = {"format": FORMAT, "language": spec.name, "headers": outliner.headers}
+    if options.include_imports:
+        facts["imports"] = outliner.imports
+    facts["definitions"] = definitions
+    facts["symbols"] = symbols_fact(data, spec, definitions)
+    return facts
+
+
+def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"defines", "references"}`` as ``structure.python`` gives them (sorted, unique, capped)."""
+    defines: set[str] = set()
+    for definition in definitions:
+        defines.update(_names(definition))
+        for member in definition.get("members", ()):
+            defines.update(_names(member))
+    # A bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked.
+    tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
+    used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
+    return {"defines": sorted(defines), "references": sorted(used)[:MAX_REFERENCES]}
+
+
+def _names(fact: dict[str, Any]) -> list[str]:
+    name = fact.get("name")
+    if not isinstance(name, str) or fact.get("kind") == "impl":
+        return []
+    if "," not in name:
+        return [name] if name.isidentifier() else []
+    return [part for part in (p.strip() for p in name.split(",")) if IDENTIFIER.fullmatch(part)]

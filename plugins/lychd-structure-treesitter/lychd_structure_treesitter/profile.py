@@ -1,0 +1,82 @@
+"""The tree-sitter structure profiles, revision 1 each: one per language family."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from pydantic import BaseModel
+
+from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_structure_treesitter.languages import GO, JAVA, JAVASCRIPT, RUST, TSX, TYPESCRIPT, LanguageSpec
+from lychd_structure_treesitter.options import StructureTreeSitterOptions
+from lychd_structure_treesitter.outline import OutlineTooLarge, ParseFailure, outline_facts
+from lychd_structure_treesitter.render import public_facts, render
+
+
+class TreeSitterProfile:
+    """A deterministic, grammar-owned outline of one language's source; never full text.
+
+    tree-sitter parses in process: its parser keeps an explicit stack (no native
+    recursion), so 5,000 or 200,000 nested brackets give a tree, not a crash (see the
+    hostile-input tests); the outline walk is iterative or depth-bounded.
+    """
+
+    revision = 1
+    options_model = StructureTreeSitterOptions
+
+    def __init__(
+        self, name: str, specs: Mapping[str, LanguageSpec], file_media_types: Mapping[str, str] | None = None
+    ) -> None:
+        self.name = name
+        self._specs = dict(specs)
+        self.media_types = frozenset(specs)
+        self.file_media_types = MappingProxyType(dict(file_media_types or {}))
+        self.parser_version = "; ".join(sorted({spec.parser_version for spec in specs.values()}))
+
+    def project(self, source: SourceMaterial, options: BaseModel) -> Projected | Unavailable:
+        if not isinstance(options, StructureTreeSitterOptions):
+            options = StructureTreeSitterOptions.model_validate(options.model_dump())
+        spec = self._specs.get(source.media_type)
+        if spec is None:
+            accepted = ", ".join(sorted(self._specs))
+            return Unavailable(f"{self.name} does not outline {source.media_type} (accepts: {accepted})")
+        data = source.data
+        if len(data) > source.max_bytes:
+            return Unavailable(f"the source has {len(data)} bytes, over the bound of {source.max_bytes}")
+        if b"\x00" in data:
+            return Unavailable(f"the source contains a null byte (at byte {data.index(0)}); {spec.name} source cannot")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Unavailable(f"the source is not valid UTF-8: undecodable byte at offset {exc.start}")
+        try:
+            facts = outline_facts(data, spec, options, source.max_chars)
+        except ParseFailure as exc:
+            return Unavailable(str(exc))
+        except OutlineTooLarge:
+            return self._too_large(f"more than {source.max_chars}", source.max_chars)
+        outline, line_map = render(facts, options)
+        if len(outline) > source.max_chars:
+            return self._too_large(str(len(outline)), source.max_chars)
+        return Projected(text=outline, facts=public_facts(facts, options), line_map=line_map)
+
+    @staticmethod
+    def _too_large(size: str, bound: int) -> Unavailable:
+        return Unavailable(
+            f"the outline has {size} characters, over the bound of {bound}; "
+            "raise max_chars or select fewer parts in the profile's options (it is never cut)"
+        )
+
+
+PROFILES = (
+    TreeSitterProfile("structure.javascript", {"text/javascript": JAVASCRIPT}),
+    TreeSitterProfile(
+        "structure.typescript",
+        {"text/x-typescript": TYPESCRIPT, "text/x-tsx": TSX},
+        {".mts": "text/x-typescript", ".cts": "text/x-typescript"},
+    ),
+    TreeSitterProfile("structure.go", {"text/x-go": GO}),
+    TreeSitterProfile("structure.rust", {"text/x-rust": RUST}),
+    TreeSitterProfile("structure.java", {"text/x-java": JAVA}),
+)
