@@ -269,6 +269,11 @@ class StoresConfig(StrictModel):
         description="Pseudonym-map vault store.",
         examples=[{"backend": "sqlite", "path": "vault.sqlite3"}],
     )
+    vault_keys: StoreConfig = Field(
+        default_factory=lambda: StoreConfig(path="vault-keys/vault.keys.sqlite3"),
+        description="The vault's key store (KEKs, erasure secrets): its own directory, never backed up.",
+        examples=[{"backend": "sqlite", "path": "vault-keys/vault.keys.sqlite3"}],
+    )
     projection_cache: StoreConfig = Field(
         default_factory=lambda: StoreConfig(path="projections.sqlite3"),
         description="Projection cache store.",
@@ -282,7 +287,7 @@ class StoresConfig(StrictModel):
             raise ValueError(f"state_dir {value!r} climbs out of the workspace with '..'; use an absolute path")
         return value
 
-    @field_validator("vault")
+    @field_validator("vault", "vault_keys")
     @classmethod
     def _vault_is_local(cls, value: StoreConfig) -> StoreConfig:
         if value.backend != "sqlite":

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lychd_core.cli import main
 from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.memory.codec import stored_record
 from lychd_core.memory.errors import CorruptStoreError
@@ -247,3 +248,25 @@ def test_any_edit_of_a_stored_record_body_is_refused(where: int, char: str) -> N
     if edited != body:
         with pytest.raises(CorruptStoreError):
             stored_record(edited, digest)
+
+
+@pytest.mark.parametrize("problem", ["group-readable", "short", "folder", "symlink"])
+def test_a_bad_cache_key_file_is_refused_and_left_alone(tmp_path: Path, problem: str) -> None:
+    key = tmp_path / "cache.key"
+    if problem == "group-readable":
+        key.write_bytes(b"k" * 32)
+        key.chmod(0o640)
+    elif problem == "short":
+        key.write_bytes(b"k" * 5)
+        key.chmod(0o600)
+    elif problem == "folder":
+        key.mkdir()
+    else:
+        (tmp_path / "real.key").write_bytes(b"k" * 32)
+        key.symlink_to(tmp_path / "real.key")
+    cache = ProjectionCache(tmp_path / "p.sqlite3", key_path=key)
+    with pytest.raises(ProjectionCacheError):
+        cache.get(CacheKey(sha256_digest(b"s"), "verbatim", 1, sha256_digest(b"o"), "v"))
+    assert not (tmp_path / "p.sqlite3").exists()
+    with pytest.raises(ProjectionCacheError, match="cannot be the cache file"):
+        ProjectionCache(tmp_path / "p.sqlite3", key_path=tmp_path / "p.sqlite3")
