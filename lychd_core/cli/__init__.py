@@ -21,11 +21,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lychd_core.cli.memory_cmd",
     "lychd_core.cli.project_cmd",
     "lychd_core.cli.assemble_cmd",
-<<<<<<< HEAD
-    "lychd_core.cli.rank_cmd",
-=======
     "lychd_core.cli.vault_cmd",
->>>>>>> main
+    "lychd_core.cli.rank_cmd",
 )
 
 
