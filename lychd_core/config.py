@@ -419,8 +419,11 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
-# This repository's own material is public source; edit these rules for yours.
+# This repository's own material is public source (its example vulnerability report is
+# private); edit these rules for yours.
 DEFAULT_LABELS: list[dict[str, Any]] = [
+    {"path": "/tests/fixtures/privacy/**", "privacy_class": "private", "categories": ["vulnerability-report"]}
+] + [
     {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
     for path, category in (
         ("lychd_core/**", "source-code"),
@@ -457,6 +460,7 @@ def default_config() -> LychdConfig:
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "privacy_profile": {"name": "closed-diagnostic", "revision": 1},
             "compression": {
                 "compressors": [
                     {"name": f"compress.{name}", "revision": 1}
