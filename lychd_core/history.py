@@ -3,12 +3,14 @@
 History needs no Pydantic AI import: a message is a JSON object with ``kind``
 (``request`` or ``response``), ``parts`` (each with ``part_kind``) and an optional
 ``run_id``. Groups are found scanning backward from the newest message, so bounding
-a long history costs what is kept, not what exists.
+a long history costs what is kept, not what exists. A part kind this module does not
+know (a later Pydantic AI's) passes through as an opaque part, reported once.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +42,32 @@ RESPONSE_PART_KINDS = frozenset(
     {"text", "tool-call", "thinking", "file", "builtin-tool-call", "builtin-tool-return", "compaction", "speech"}
 )
 CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt", "retry-feedback"})
+KNOWN_PART_KINDS = REQUEST_PART_KINDS | RESPONSE_PART_KINDS
+
+
+class OpaquePartWarning(UserWarning):
+    """A message part of a kind this lychd-core does not know (a later Pydantic AI's)."""
+
+
+_opaque_seen: set[tuple[str, str]] = set()
+
+
+def _report_opaque(kind: str, part_kind: str) -> None:
+    """Pass an unknown part kind through as an opaque part (counted by its JSON, kept with
+    its message), reporting each (message kind, part kind) once per process."""
+    if (kind, part_kind) not in _opaque_seen:
+        _opaque_seen.add((kind, part_kind))
+        warnings.warn(
+            f"{kind} part kind {part_kind!r} is not known to lychd-core: it passes through as an opaque part, "
+            "counted by its JSON and kept with its message (reported once)",
+            OpaquePartWarning,
+            stacklevel=4,
+        )
+
+
+def opaque_part_kinds() -> frozenset[tuple[str, str]]:
+    """Every (message kind, part kind) passed through as opaque so far in this process."""
+    return frozenset(_opaque_seen)
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -75,9 +103,12 @@ def check_message(message: object, where: str) -> Message:
     for index, part in enumerate(parts):
         part_kind = part.get("part_kind") if isinstance(part, dict) else None
         if part_kind not in allowed:
-            raise HistoryError(
-                f"{where}.parts[{index}]: unknown {kind} part kind {part_kind!r} (known: {', '.join(sorted(allowed))})"
-            )
+            if not isinstance(part_kind, str) or not part_kind or part_kind in KNOWN_PART_KINDS:
+                raise HistoryError(
+                    f"{where}.parts[{index}]: unknown {kind} part kind {part_kind!r} "
+                    f"(known: {', '.join(sorted(allowed))})"
+                )
+            _report_opaque(kind, part_kind)
     run_id = message.get("run_id")
     if run_id is not None and not isinstance(run_id, str):
         raise HistoryError(f"{where}: 'run_id' must be a string or null")

@@ -52,6 +52,8 @@ def test_json_output_is_the_whole_assembled_context(tmp_path: Path) -> None:
     assert data["window"] == 8000 and data["governed"]["char_cap"] == 24_000
     assert data["continuation"] == turn(9) and data["history"] == conversation(4)
     assert set(data["plan"]["explanations"]) >= {"query", "continuation"}
+    assert data["plan"]["explanations"]["query"]["bound"] is None and "needs" in data["plan"]["explanations"]["query"]
+    assert data["environment"] == {"capability": None, "warm": [], "active": []}
     again = lychd(
         "assemble", "--workspace", str(tmp_path), "--material", "a.py", "--history", str(history),
         "--continuation", str(continuation), "--query", "q", "--window", "8000", "--reserve-output", "1000", "--json",

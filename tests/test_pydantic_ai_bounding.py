@@ -186,13 +186,13 @@ def test_bounding_reads_newest_first_and_leaves_messages_alone() -> None:
             for i, c in enumerate(contents)
         ]
 
-    broken = {"kind": "request", "parts": [{"part_kind": "telepathy"}], "run_id": "a"}
+    broken = {"kind": "request", "parts": [{"part_kind": 42}], "run_id": "a"}
     history = [broken, *run("b", "hi", "yo"), *run("c", "and", "so"), *run("d", "?")]
     before = copy.deepcopy(history)
     bound = bound_outbound(history, governors=Governors(turn_window=1), window=None, instruction_chars=0)
     assert (bound.start, bound.kept_groups, bound.omitted_messages) == (3, 1, 3)
     assert history == before
-    with pytest.raises(HistoryError, match="telepathy"):  # reading further back meets the bad message
+    with pytest.raises(HistoryError, match="part kind 42"):  # reading further back meets the bad message
         bound_outbound(history, governors=Governors(), window=None, instruction_chars=0)
 
 
@@ -200,7 +200,9 @@ def test_bounding_reads_newest_first_and_leaves_messages_alone() -> None:
     "history, fragment",
     [
         ("nope", "expected a message object"),
-        ([{"kind": "request", "parts": [{"part_kind": "mystery"}]}], "unknown request part kind 'mystery'"),
+        ([{"kind": "request", "parts": [{"part_kind": 7}]}], "unknown request part kind 7"),
+        ([{"kind": "request", "parts": [{"text": "no kind"}]}], "unknown request part kind None"),
+        ([{"kind": "response", "parts": [{"part_kind": "user-prompt"}]}], "unknown response part kind 'user-prompt'"),
         (
             [
                 {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "x"}]},

@@ -87,7 +87,8 @@ def test_to_wire_of_hand_built_messages() -> None:
     [
         ({"kind": "request", "parts": []}, "must be a list"),
         ("not a list", "must be a list"),
-        ([{"kind": "request", "parts": [{"part_kind": "telepathy"}]}], "unknown request part kind 'telepathy'"),
+        ([{"kind": "request", "parts": [{"part_kind": "telepathy"}]}], "not valid Pydantic AI messages"),
+        ([{"kind": "request", "parts": [{"part_kind": ""}]}], "unknown request part kind ''"),
         ([{"kind": "response", "parts": [{"part_kind": "user-prompt", "content": "x"}]}], "unknown response part"),
         ([{"kind": "monologue", "parts": []}], "'kind' must be"),
         ([{"kind": "request", "parts": "x"}], "'parts' must be a list"),

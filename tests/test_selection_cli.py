@@ -50,6 +50,10 @@ def test_json_output_is_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["accounting"]["usable"] == 1500
     assert data["profile"]["role"] == "reviewer"
     assert not any(node_id.startswith(("rationale:", "memory:", "history:")) for node_id in data["selected"])
+    fields = {"bound", "needs", "remaining", "blocking", "hidden", "hidden_by", "detail"}
+    assert all(fields <= set(e) for e in data["explanations"].values())
+    hidden = [e for e in data["explanations"].values() if e["reason"] == "hidden"]
+    assert hidden and all(e["hidden_by"]["role"] == "reviewer" for e in hidden)
     again = json.loads(run(capsys, "select", EXAMPLE, "--role", "reviewer", *BUDGET, "--json")[1])
     assert again == data
 

@@ -32,11 +32,24 @@ def measured(message: Message) -> Message:
 
 class LazyWire(Sequence[Message], Generic[ItemT]):
     """A read-only wire-form view converted on first access, so bounding converts
-    (and validates) what it reads, newest first, not the whole history."""
+    (and validates) what it reads, newest first, not the whole history.
 
-    def __init__(self, items: Sequence[ItemT], convert: Callable[[ItemT], Message]) -> None:
+    With ``convert_many``, a miss converts up to ``chunk`` uncached items ending at the
+    one read in one call (reading goes newest first, so those are read next): one
+    serializer call per chunk instead of per message, at most ``chunk - 1`` converted
+    beyond what bounding reads."""
+
+    def __init__(
+        self,
+        items: Sequence[ItemT],
+        convert: Callable[[ItemT], Message],
+        convert_many: Callable[[Sequence[ItemT]], list[Message]] | None = None,
+        chunk: int = 16,
+    ) -> None:
         self._items = items
         self._convert = convert
+        self._convert_many = convert_many
+        self._chunk = chunk
         self._cache: dict[int, Message] = {}
 
     def __len__(self) -> int:
@@ -44,9 +57,17 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
 
     def _at(self, index: int) -> Message:
         cached = self._cache.get(index)
-        if cached is None:
+        if cached is not None:
+            return cached
+        if self._convert_many is None:
             cached = self._cache[index] = measured(self._convert(self._items[index]))
-        return cached
+            return cached
+        low = index
+        while low > 0 and index - low + 1 < self._chunk and low - 1 not in self._cache:
+            low -= 1
+        for offset, message in enumerate(self._convert_many(self._items[low : index + 1])):
+            self._cache[low + offset] = measured(message)
+        return self._cache[index]
 
     @overload
     def __getitem__(self, index: int) -> Message: ...

@@ -4,8 +4,8 @@ model request sees, outbound-only.
 Install with ``pip install 'lychd-core[pydantic-ai]'``. In Pydantic AI 2.x history
 processing is a capability. The stock ``ProcessHistory`` writes its result back into
 the run's messages, so trimming with it deletes history. ``GovernedContext`` instead
-trims in ``prepare_model_request``, whose changes to the request are, by Pydantic
-AI's contract, for that one attempt only: the run's ``all_messages()`` stays whole.
+trims in ``before_model_request``, whose ``request_context.messages`` is, by Pydantic
+AI's contract, the request-only view: the run's ``all_messages()`` stays whole.
 """
 
 from __future__ import annotations
@@ -110,6 +110,29 @@ def from_wire(wire: object) -> list[ModelMessage]:
 
 def _wire_of(message: ModelMessage) -> Message:
     return check_message(_dump([message])[0], "message")
+
+
+def _wires_of(messages: Sequence[ModelMessage]) -> list[Message]:
+    """Several messages in one serializer call; on failure, one by one, so the error
+    names the message that failed."""
+    try:
+        dumped = _dump(messages)
+    except HistoryError:
+        return [_wire_of(message) for message in messages]
+    return [check_message(message, "message") for message in dumped]
+
+
+# Parts a model sends as recorded. Others (retries fenced as prompts, instruction deltas,
+# context-id system prompts, native tool search, opaque kinds) may grow when rendered.
+SENT_AS_RECORDED = frozenset({"user-prompt", "tool-call", "tool-return", "text", "thinking", "file"})
+
+
+def _rendering_may_add(wire: Sequence[Message], start: int, model: Any) -> bool:
+    """Whether the model's rendering of ``wire[start:]`` may hold more than its wire form:
+    only then is it measured (one ``prepare_messages`` call besides Pydantic AI's own)."""
+    if getattr(getattr(model, "profile", None), "may_tokenize_special_tokens_in_content", False):
+        return True  # a zero-width joiner may go into any special token
+    return any(part.get("part_kind") not in SENT_AS_RECORDED for message in wire[start:] for part in message["parts"])
 
 
 def _measured_chars(messages: Sequence[ModelMessage]) -> int:
@@ -267,14 +290,20 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         blocks = check_floor(self.dynamic_floor(ctx), after=after, taken_keys=taken, what="dynamic_floor")
         return BLOCK_SEPARATOR.join(render_block(block) for block in blocks) or None
 
-    async def prepare_model_request(
+    async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        """Send only the bounded suffix; ``ctx.messages`` (the run's history) is untouched."""
-        messages = list(request_context.messages)
+        """Send only the bounded suffix; ``ctx.messages`` (the run's history) is untouched.
+
+        It runs once per request step, before Pydantic AI prepares the request for a model,
+        so everything after it (every attempt, every fallback model) handles the suffix,
+        not the whole history; the bound is in characters of the wire form, the same for
+        every model. Messages are converted newest first, only as far as bounding reads.
+        """
+        messages = request_context.messages
         parameters = request_context.model_request_parameters
         instruction_chars = len(InstructionPart.join(parameters.instruction_parts or []) or "")
-        wire = LazyWire(messages, _wire_of)
+        wire = LazyWire(messages, _wire_of, _wires_of)
         rendering_chars = 0
         while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
             bound = bound_outbound(
@@ -285,6 +314,9 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 rendering_chars=rendering_chars,
             )
             suffix = messages[bound.start :]
+            if not _rendering_may_add(wire, bound.start, request_context.model):
+                sent_chars = bound.chars  # sent as recorded: the wire form is what is sent
+                break
             sent_chars = _measured_chars(request_context.model.prepare_messages(list(suffix), parameters))
             if sent_chars + instruction_chars <= self._char_cap:
                 break
