@@ -264,6 +264,11 @@ class StoresConfig(StrictModel):
         description="Pseudonym-map vault store.",
         examples=[{"backend": "sqlite", "path": "vault.sqlite3"}],
     )
+    vault_keys: StoreConfig = Field(
+        default_factory=lambda: StoreConfig(path="vault-keys/vault.keys.sqlite3"),
+        description="The vault's key store (KEKs, erasure secrets): its own directory, never backed up.",
+        examples=[{"backend": "sqlite", "path": "vault-keys/vault.keys.sqlite3"}],
+    )
     projection_cache: StoreConfig = Field(
         default_factory=lambda: StoreConfig(path="projections.sqlite3"),
         description="Projection cache store.",
@@ -277,7 +282,7 @@ class StoresConfig(StrictModel):
             raise ValueError(f"state_dir {value!r} climbs out of the workspace with '..'; use an absolute path")
         return value
 
-    @field_validator("vault")
+    @field_validator("vault", "vault_keys")
     @classmethod
     def _vault_is_local(cls, value: StoreConfig) -> StoreConfig:
         if value.backend != "sqlite":
@@ -406,8 +411,11 @@ def dump_config(config: LychdConfig) -> str:
     return tomli_w.dumps(_drop_empty(config.model_dump(mode="json", exclude_none=True)))
 
 
-# This repository's own material is public source; edit these rules for yours.
+# This repository's own material is public source (its example vulnerability report is
+# private); edit these rules for yours.
 DEFAULT_LABELS: list[dict[str, Any]] = [
+    {"path": "/tests/fixtures/privacy/**", "privacy_class": "private", "categories": ["vulnerability-report"]}
+] + [
     {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
     for path, category in (
         ("lychd_core/**", "source-code"),
@@ -444,6 +452,7 @@ def default_config() -> LychdConfig:
             "schema_version": SCHEMA_VERSION,
             "projection": {"rules": dict(sorted(rules.items()))},
             "role_policy": {"name": "roles.standard", "revision": 1},
+            "privacy_profile": {"name": "closed-diagnostic", "revision": 1},
             "compression": {
                 "compressors": [
                     {"name": f"compress.{name}", "revision": 1}

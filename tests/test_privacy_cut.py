@@ -31,7 +31,6 @@ from tests.support.cuts import (
     OWNER,
     POLICY,
     REPORT_LABEL,
-    SENSITIVE,
     VOCABULARY,
     evidence,
     plan_for,
@@ -40,6 +39,7 @@ from tests.support.cuts import (
     record_text,
     report_projection,
 )
+from tests.support.sensitive import SENSITIVE
 
 JINJA = "jinja2 3.1.2 vulnerable GHSA-h5c8-rqwp-cp95 CVE-2024-22195 3.1.3"
 CLEAN = "requests 2.31.0 clean - - -"

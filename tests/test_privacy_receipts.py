@@ -26,11 +26,11 @@ from tests.support.cuts import (
     OWNER,
     POLICY,
     REPORT_LABEL,
-    SENSITIVE,
     VOCABULARY,
     plan_for,
     report_bytes,
 )
+from tests.support.sensitive import SENSITIVE, captured
 
 GOLDEN = FIXTURES / "golden.json"
 
@@ -81,7 +81,7 @@ def test_an_importer_and_the_censor_compose_into_one_sealed_chain() -> None:
 def test_receipts_hold_no_sensitive_value_filename_or_prose() -> None:
     _, _, receipts, _ = two_stage()
     text = json.dumps([r.to_json() for r in receipts])
-    print(text)
+    captured(text)
     for forbidden in (*SENSITIVE, "pip-audit.json", "reports/", "xmlattr", "Cookie", "vulnerability-report"):
         assert forbidden not in text
 

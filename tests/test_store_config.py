@@ -107,3 +107,13 @@ def test_memory_copy_moves_a_store_to_postgresql_and_back_verifying_digests(
     code, _, err = run(capsys, "memory", "copy", "--to", str(other), *ws)
     assert code == 1 and "StoreCopyError" in err and "Traceback" not in err
     assert default_config().stores.memory.backend == "sqlite"
+
+
+def test_without_server_binaries_the_fixture_says_how_to_install_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lychd_core.testing import postgres
+
+    monkeypatch.setattr(postgres.shutil, "which", lambda name: None)
+    monkeypatch.setattr(postgres.glob, "glob", lambda pattern: [])
+    with pytest.raises(postgres.PostgresUnavailable) as caught:
+        postgres.server_binaries()
+    assert "apt-get install postgresql" in str(caught.value) and "LYCHD_SKIP_POSTGRESQL=1" in str(caught.value)

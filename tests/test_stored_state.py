@@ -8,14 +8,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lychd_core.cli import main
 from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.errors import ProjectionCacheError
+from lychd_core.families import Projected
+from lychd_core.memory.codec import stored_record
+from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
+from lychd_core.testing.store_contract import contract_record
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "memory.json"
 SOURCE = "def visible(a):\n    return a\n\n\ndef secret_body():\n    return 'do not leak the body'\n"
@@ -206,3 +214,59 @@ def test_a_memory_store_path_on_someone_elses_file_is_refused(
     config = _config(tmp_path, f'[stores.memory]\npath = "{notes}"\n')
     code, _, err = run(capsys, "memory", "add", str(EXAMPLE), "--workspace", str(tmp_path), "--config", str(config))
     assert code == 1 and "not a lychd memory store" in err and notes.read_text() == "my notes\n"
+
+
+PROPERTY = settings(max_examples=80, deadline=None)
+SECRET = b"s" * 32
+
+
+@PROPERTY
+@given(part=st.sampled_from(["payload", "facts", "tag"]), where=st.integers(0, 10_000), char=st.characters())
+def test_any_edit_of_a_cache_entry_reads_as_a_miss(part: str, where: int, char: str) -> None:
+    key = CacheKey(sha256_digest(b"src"), "verbatim", 1, sha256_digest(b"o"), "v")
+    entry = dict(
+        zip(("payload", "facts", "tag"), encode_entry(SECRET, key, Projected(text="a\nb"), b'{"n":1}'), strict=True)
+    )
+    assert decode_entry(SECRET, key, entry["payload"], entry["facts"], entry["tag"]) is not None
+    text = entry[part]
+    at = where % len(text)
+    edited = text[:at] + char + text[at + 1 :]
+    if edited != text:
+        entry[part] = edited
+        assert decode_entry(SECRET, key, entry["payload"], entry["facts"], entry["tag"]) is None
+    assert decode_entry(b"t" * 32, key, *encode_entry(SECRET, key, Projected(text="a"), b"null")) is None
+
+
+@PROPERTY
+@given(where=st.integers(0, 10_000), char=st.characters(exclude_categories=("Cs",)))
+def test_any_edit_of_a_stored_record_body_is_refused(where: int, char: str) -> None:
+    record = contract_record(claim="keep the release checklist")
+    body, digest = record.encoded()
+    at = where % len(body)
+    edited = body[:at] + char + body[at + 1 :]
+    assert stored_record(body, digest) == record
+    if edited != body:
+        with pytest.raises(CorruptStoreError):
+            stored_record(edited, digest)
+
+
+@pytest.mark.parametrize("problem", ["group-readable", "short", "folder", "symlink"])
+def test_a_bad_cache_key_file_is_refused_and_left_alone(tmp_path: Path, problem: str) -> None:
+    key = tmp_path / "cache.key"
+    if problem == "group-readable":
+        key.write_bytes(b"k" * 32)
+        key.chmod(0o640)
+    elif problem == "short":
+        key.write_bytes(b"k" * 5)
+        key.chmod(0o600)
+    elif problem == "folder":
+        key.mkdir()
+    else:
+        (tmp_path / "real.key").write_bytes(b"k" * 32)
+        key.symlink_to(tmp_path / "real.key")
+    cache = ProjectionCache(tmp_path / "p.sqlite3", key_path=key)
+    with pytest.raises(ProjectionCacheError):
+        cache.get(CacheKey(sha256_digest(b"s"), "verbatim", 1, sha256_digest(b"o"), "v"))
+    assert not (tmp_path / "p.sqlite3").exists()
+    with pytest.raises(ProjectionCacheError, match="cannot be the cache file"):
+        ProjectionCache(tmp_path / "p.sqlite3", key_path=tmp_path / "p.sqlite3")

@@ -61,6 +61,8 @@ class AssembledContext:
     """The Execution Projection that replaced settled history, item by item, if any."""
     node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
     """The label of every selected node; ``label`` is their join."""
+    candidate_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
+    """The label of every node, selected or omitted (for display; egress checks ``node_labels``)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -118,6 +120,7 @@ class AssembledContext:
             "layer_chars": dict(sorted(self.layer_chars.items())),
             "label": self.label.to_json(),
             "node_labels": {node_id: label.to_json() for node_id, label in self.node_labels.items()},
+            "candidate_labels": {node_id: label.to_json() for node_id, label in self.candidate_labels.items()},
             "label_sources": label_sources(self.node_labels),
             "plan": self.plan.to_json(),
             "not_nodes": [item.to_json() for item in self.not_nodes],

@@ -264,6 +264,8 @@ class ContextOrchestrator:
         node_labels.update(derived_labels(compression, selected))
         if execution is not None:
             node_labels.update(execution_labels(execution, selected))
+        every_label = self._node_labels(floor, memory, history_groups, bool(continuation_json), *given)
+        every_label.update(node_labels)  # every candidate node, and the derived nodes that replaced some
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
             "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
@@ -281,6 +283,7 @@ class ContextOrchestrator:
             query=query,
             label=join_labels(node_labels.values()),
             node_labels=node_labels,
+            candidate_labels=every_label,
             bounds=bounds,
             required_chars=required_chars,
             used_chars=sum(plan.explanations[node_id].chars for node_id in plan.selected),
@@ -310,7 +313,7 @@ class ContextOrchestrator:
         continuation_label: PrivatizationLabel | None,
         query_label: PrivatizationLabel | None,
     ) -> dict[str, PrivatizationLabel]:
-        """The label of every selected node; unlabelled inputs are restricted with unknown lineage."""
+        """The label of every node; unlabelled inputs are restricted with unknown lineage."""
         unlabelled = PrivatizationLabel.restricted_unknown()
         labels = {floor_node_id(block): block.label for block in floor}
         labels.update((evidence.node_id, evidence.label) for evidence in memory)

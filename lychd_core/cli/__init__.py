@@ -21,6 +21,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lychd_core.cli.memory_cmd",
     "lychd_core.cli.project_cmd",
     "lychd_core.cli.assemble_cmd",
+    "lychd_core.cli.cut_cmd",
+    "lychd_core.cli.vault_cmd",
 )
 
 

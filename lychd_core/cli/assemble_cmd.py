@@ -12,6 +12,7 @@ from rich.text import Text
 
 from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
+from lychd_core.cli.label_view import add_label_arguments, caller_labels, joined_label_line, label_cell
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import default_config, load_config
 from lychd_core.errors import AssemblyError, MaterialError
@@ -60,6 +61,7 @@ def add_parser(subparsers: Any) -> None:
     memory.add_argument("--actor", help="memory scope: actor")
     memory.add_argument("--now", type=int, help="logical observation for expiry (default: the store's latest)")
     memory.add_argument("--memory-limit", type=int, default=10, help="most memories to retrieve (default: 10)")
+    add_label_arguments(parser)
     parser.add_argument("--run-id", default="cli-run", help="run id (default: cli-run)")
     parser.add_argument("--session-id", default="cli-session", help="session id (default: cli-session)")
     add_json_flag(parser)
@@ -126,7 +128,12 @@ def run(args: argparse.Namespace) -> int:
             limit=args.memory_limit,
         )
     try:
+        labels = caller_labels(args)
         assembled = orchestrator.assemble(
+            query_label=labels["query"],
+            history_label=labels["history"],
+            continuation_label=labels["continuation"],
+            target=args.target,
             memory=memory,
             run_id=args.run_id,
             session_id=args.session_id,
@@ -142,10 +149,13 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         orchestrator.close()
+    egress = None if args.target is None else orchestrator.gate.check(assembled, args.target).to_json()
     if args.json:
-        emit_json({**assembled.to_json(), "skipped_material": [item.to_json() for item in skipped]})
+        emit_json({**assembled.to_json(), "skipped_material": [item.to_json() for item in skipped], "egress": egress})
     else:
         show(assembled, skipped)
+        if egress is not None:
+            console.print(f"egress to {plain(args.target)}: admitted")
     return 0
 
 
@@ -179,6 +189,7 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
     table = Table(title="every node, selected or omitted")
     table.add_column("node", overflow="fold", ratio=3)
     table.add_column("class / provenance", overflow="fold", ratio=2)
+    table.add_column("label", no_wrap=True)
     table.add_column("tokens", justify="right", no_wrap=True)
     table.add_column("status", overflow="fold", ratio=2)
     graph = assembled.plan.graph
@@ -188,13 +199,14 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
         table.add_row(
             plain(node_id),
             f"{node.context_class.value} / {node.provenance.value}",
+            plain(label_cell(assembled, node_id)),
             f"{explanation.tokens:,}",
             f"{status}: {plain(str(explanation.reason.value))}",
         )
     for item in assembled.not_nodes:
-        table.add_row(plain(item.what), "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
+        table.add_row(plain(item.what), "", "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
     for item in skipped:
-        table.add_row(plain(item.what), "", "", f"[yellow]skipped[/]: {plain(item.reason)}")
+        table.add_row(plain(item.what), "", "", "", f"[yellow]skipped[/]: {plain(item.reason)}")
     console.print(table)
     if assembled.memory_plan is not None:
         plan = assembled.memory_plan
@@ -205,11 +217,7 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
         )
     show_compression(assembled.compression)
     console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
-    label = assembled.label
-    console.print(
-        f"joined label: {label.privacy_class.name} weight {label.weight}"
-        + ("" if label.lineage_known else " (lineage unknown)")
-    )
+    console.print(plain(joined_label_line(assembled)), soft_wrap=True)
 
 
 def show_compression(report: dict[str, Any] | None) -> None:

@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from lychd_core.assembly.floor import FloorBlockError, render_floor
+from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import bound_outbound, history_char_budget, outbound_char_cap
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ _PYDANTIC_AI_NAMES = frozenset(
 )
 
 __all__ = [
+    "CallLabels",
     "FloorBlockError",
     "GovernedContext",
     "OutboundBound",

@@ -44,6 +44,7 @@ from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
 from lychd_core.history import Message, check_message, check_messages, message_chars
+from lychd_core.integrations.egress import CallLabels, request_node_labels
 from lychd_core.integrations.outbound import (
     LazyWire,
     bound_outbound,
@@ -51,6 +52,7 @@ from lychd_core.integrations.outbound import (
     measured,
     outbound_char_cap,
 )
+from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
 
 __all__ = [
     "GovernedContext",
@@ -201,6 +203,10 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     - ``window`` / ``output_reserve``: the known context window (tokens) and the
       output reservation; each request's input is bounded by their difference.
     - ``on_bound``: called with an ``OutboundBound`` for every request attempt.
+    - ``target`` / ``egress`` / ``labels``: the egress target, the configured targets, and
+      the caller's labels for history, the current exchange and the query. Every request
+      is checked before the model is called; a refusal raises ``EgressRefused``.
+    - ``on_egress``: called with the ``EgressDecision`` of every request attempt.
     """
 
     floor: Sequence[Block] = ()
@@ -209,6 +215,11 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     window: int | None = None
     output_reserve: int = DEFAULT_OUTPUT_RESERVE
     on_bound: Callable[[OutboundBound], None] | None = None
+    target: str | None = None
+    egress: EgressConfig = field(default_factory=EgressConfig)
+    labels: CallLabels = field(default_factory=CallLabels)
+    on_egress: Callable[[EgressDecision], None] | None = None
+    _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
     _char_cap: int = field(init=False, repr=False, default=0)
@@ -225,6 +236,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         self._char_cap = outbound_char_cap(self.governors, self.window)
         self._input_limit = None if self.window is None else request_input_limit(self.window, self.output_reserve)
         history_char_budget(self.governors, self.window, len(self._floor_text))  # the static floor must fit
+        self.egress.target(self.target)  # an unknown target fails here, not at the first request
 
     @classmethod
     def from_config(
@@ -235,9 +247,11 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         dynamic_floor: FloorProvider[AgentDepsT] | None = None,
         window: int | None = None,
         on_bound: Callable[[OutboundBound], None] | None = None,
+        target: str | None = None,
+        labels: CallLabels | None = None,
     ) -> GovernedContext[AgentDepsT]:
-        """Governors and output reserve from a deployment config; ``window`` (the granted
-        model's) wins over ``config.assembly.window``."""
+        """Governors, output reserve and egress targets from a deployment config; ``window``
+        (the granted model's) wins over ``config.assembly.window``."""
         return cls(
             floor=floor,
             dynamic_floor=dynamic_floor,
@@ -245,6 +259,9 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             window=resolve_window(window, config.assembly.window),
             output_reserve=config.assembly.reserve_output,
             on_bound=on_bound,
+            target=target,
+            egress=config.egress,
+            labels=labels or CallLabels(),
         )
 
     @property
@@ -288,6 +305,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         after = self._floor[-1].layer if self._floor else None
         taken = frozenset((block.layer, block.key) for block in self._floor)
         blocks = check_floor(self.dynamic_floor(ctx), after=after, taken_keys=taken, what="dynamic_floor")
+        self._dynamic = blocks  # their labels join this request's egress check
         return BLOCK_SEPARATOR.join(render_block(block) for block in blocks) or None
 
     async def before_model_request(
@@ -321,6 +339,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             if sent_chars + instruction_chars <= self._char_cap:
                 break
             rendering_chars = sent_chars - bound.chars
+        self._check_egress(bound.kept_groups, ctx.run_step > 1)  # before the model is called
         # A new list: the request-only view. The message objects are shared, never edited.
         request_context.messages = suffix
         if self.on_bound is not None:
@@ -341,6 +360,15 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 )
             )
         return request_context
+
+    def _check_egress(self, kept_groups: int, continuation: bool) -> None:
+        blocks = (*self._floor, *self._dynamic)
+        nodes = request_node_labels(blocks, self.labels, kept_groups=kept_groups, continuation=continuation)
+        name, target = self.egress.target(self.target)
+        decision = decide_egress(nodes, name, target)
+        if self.on_egress is not None:
+            self.on_egress(decision)
+        decision.raise_if_refused()
 
     async def after_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse

@@ -11,11 +11,17 @@ the verifier here parses it independently of the profile's censor.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import itemgetter
+from typing import TypeVar
 
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.errors import CutReason, CutRefused
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +55,49 @@ class RecordGrammar:
     def owner_re(self) -> re.Pattern[str]:
         return re.compile(self.owner_pattern)
 
+    @cached_property
+    def record_re(self) -> re.Pattern[str]:
+        """One whole record line: a group per fixed position, then the owner value."""
+        field = f"([^{re.escape(self.separator)}\\n]+)"
+        fixed = re.escape(self.separator).join([field] * len(self.fields))
+        return re.compile(f"^{fixed}{re.escape(self.separator + self.owner_prefix)}([^\\n]*)$", re.MULTILINE)
+
+    @cached_property
+    def slot_re(self) -> re.Pattern[str]:
+        """The owner slot to the end of its line (each record line has exactly one)."""
+        return re.compile(re.escape(self.separator + self.owner_prefix) + "[^\\n]*$", re.MULTILINE)
+
+    def redacted(self, text: str) -> str:
+        """``text`` with every owner value replaced by the redaction."""
+        return self.slot_re.sub(self.separator + self.owner_prefix + self.redaction, text)
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedText:
-    """One text's records: the fixed-position part of each line, and each owner value."""
+    """One text's records (each: its fixed positions, then the owner value) and every public item."""
 
-    heads: tuple[str, ...]
-    owners: tuple[str, ...]
+    records: tuple[tuple[str, ...], ...]
+    items: frozenset[str] = frozenset()
+
+    @property
+    def owners(self) -> frozenset[str]:
+        """The distinct owner values."""
+        return frozenset(map(itemgetter(-1), self.records))
+
+    @property
+    def columns(self) -> tuple[tuple[str, ...], ...]:
+        """The fixed positions, column by column (what utility compares)."""
+        width = len(self.records[0]) - 1 if self.records else 0
+        return tuple(tuple(map(itemgetter(i), self.records)) for i in range(width))
 
 
 def _refuse(reason: CutReason, where: str, what: str) -> CutRefused:
     return CutRefused(reason, f"{where}: {what}")
+
+
+def _first(values: Sequence[V], bad: Callable[[V], bool], offset: int = 2) -> int:
+    """Line number of the first value for which ``bad`` holds (only on the refusal path)."""
+    return next(index for index, value in enumerate(values) if bad(value)) + offset
 
 
 def parse_text(
@@ -67,59 +105,62 @@ def parse_text(
 ) -> ParsedText:
     """Parse one text; a candidate's owner slots must hold exactly the redaction.
 
-    Refusals name the line and position, never the text that stood there.
+    One anchored pattern finds every record; the count of records must equal the count
+    of lines, so no character is left uncovered. Columns are checked as sets against
+    the vocabulary. Refusals name the line and position, never the text that stood there.
     """
-    lines = text.split("\n")
-    if len(lines) < 2 or lines[-1] != "" or lines[0] != grammar.header:
+    header = grammar.header + "\n"
+    if not text.startswith(header) or not text.endswith("\n"):
         expected = f"expected the header line {grammar.header!r} and newline-ended records"
         raise _refuse(CutReason.UNCOVERED_TEXT, where, expected)
-    kinds = [vocabulary.items(spec.kind) for spec in grammar.fields]
-    slot = grammar.separator + grammar.owner_prefix
-    valid: set[str] = set()
-    heads: list[str] = []
-    owners: list[str] = []
-    for number, line in enumerate(lines[1:-1], start=2):
-        head, found, owner = line.rpartition(slot)
-        if not found:
-            raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {number} has no owner slot")
-        if head not in valid:
-            parts = head.split(grammar.separator)
-            if len(parts) != len(grammar.fields):
-                raise _refuse(
-                    CutReason.UNCOVERED_TEXT, where, f"line {number} has {len(parts)} fields, expected {len(kinds)}"
-                )
-            for spec, items, part in zip(grammar.fields, kinds, parts, strict=True):
-                if part not in items and not (spec.optional and part == grammar.none):
-                    owners_here = {item.rpartition(slot)[2] for item in lines[1:-1]} - {""}
-                    if any(value in part for value in owners_here):
-                        raise _refuse(
-                            CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT,
-                            where,
-                            f"line {number} {spec.name}: an owner value stands outside the owner slot",
-                        )
-                    raise _refuse(
-                        CutReason.UNCOVERED_TEXT, where, f"line {number} {spec.name}: not in the closed vocabulary"
-                    )
-            valid.add(head)
-        if candidate:
-            if owner != grammar.redaction:
-                raise _refuse(CutReason.RECONSTRUCTION_MISMATCH, where, f"line {number} owner slot is not redacted")
-        elif not grammar.owner_re.fullmatch(owner):
-            raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {number} owner value is outside the slot grammar")
-        heads.append(head)
-        owners.append(owner)
-    return ParsedText(tuple(heads), tuple(owners))
+    with cyclic_gc_paused():  # a tuple per record, all acyclic
+        records = tuple(grammar.record_re.findall(text, len(header)))
+        if len(records) != text.count("\n") - 1:
+            body = text[len(header) : -1].split("\n")
+            line = _first(body, lambda x: not grammar.record_re.fullmatch(x))
+            raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} is outside the record grammar")
+        items: set[str] = set()
+        for index, spec in enumerate(grammar.fields):
+            allowed = vocabulary.items(spec.kind) | ({grammar.none} if spec.optional else set())
+            present = set(map(itemgetter(index), records))
+            if present - allowed:
+                _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records)
+            items |= present
+        owners = set(map(itemgetter(-1), records))
+    if candidate:
+        if owners - {grammar.redaction}:
+            line = _first(records, lambda r: r[-1] != grammar.redaction)
+            raise _refuse(CutReason.RECONSTRUCTION_MISMATCH, where, f"line {line} owner slot is not redacted")
+    else:
+        outside = [owner for owner in owners if not grammar.owner_re.fullmatch(owner)]
+        if outside:
+            line = _first(records, lambda r: r[-1] in outside)
+            raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} owner value is outside the slot grammar")
+    return ParsedText(records, frozenset(items - {grammar.none}))
+
+
+def _vocabulary_refusal(
+    where: str,
+    spec: FieldSpec,
+    column: Sequence[str],
+    allowed: frozenset[str] | set[str],
+    records: Sequence[tuple[str, ...]],
+) -> None:
+    """Raise for the first line whose value in ``column`` is not listed (an owner value there is named so)."""
+    line = _first(column, lambda x: x not in allowed)
+    part = column[line - 2]
+    if any(owner and owner in part for owner in set(map(itemgetter(-1), records))):
+        what = f"line {line} {spec.name}: an owner value stands outside the owner slot"
+        raise _refuse(CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, where, what)
+    raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} {spec.name}: not in the closed vocabulary")
 
 
 def check_owners(
     parsed: list[ParsedText], grammar: RecordGrammar, vocabulary: ClosedVocabulary, *, where: str = "projection"
 ) -> frozenset[str]:
     """No owner value is itself a public item or hides inside one (its span would be ambiguous)."""
-    owners = frozenset(o for text in parsed for o in text.owners)
-    tokens = {grammar.header, grammar.owner_prefix}
-    for text in parsed:
-        for head in set(text.heads):
-            tokens.update(head.split(grammar.separator))
+    owners = frozenset().union(*(text.owners for text in parsed))
+    tokens = {grammar.header, grammar.owner_prefix, grammar.redaction}.union(*(text.items for text in parsed))
     listed = vocabulary.all_items()
     for owner in owners:
         if owner in listed or any(owner in token for token in tokens):

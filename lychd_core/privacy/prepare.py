@@ -7,7 +7,7 @@ re-parses everything before the authority seals.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from lychd_core.digests import json_digest
 from lychd_core.families import PrivacyProfile
+from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.grammar import RecordGrammar
 from lychd_core.privacy.plan import DisclosurePlan
@@ -44,11 +45,34 @@ class Censored:
     receipts: tuple[TransformationReceipt, ...]
 
 
+class ImportedReport(Protocol):
+    """A report turned into a projection by an importer stage, with that stage's receipt."""
+
+    @property
+    def projection(self) -> CallProjection: ...
+
+    @property
+    def report_digest(self) -> str: ...
+
+    def receipt(self, plan: DisclosurePlan, policy_digest: str) -> TransformationReceipt: ...
+
+
+class ReportImporter(Protocol):
+    """Turns one report format (for example ``pip-audit`` JSON) into the profile's grammar."""
+
+    def import_report(self, data: bytes, owner: str, label: PrivatizationLabel) -> ImportedReport: ...
+
+
 class CutProfile(PrivacyProfile, Protocol):
     """A privacy profile that can prepare an irreversible cut over a closed grammar."""
 
     @property
     def grammar(self) -> RecordGrammar: ...
+
+    @property
+    def importers(self) -> Mapping[str, ReportImporter]:
+        """Report formats this profile can import, by name."""
+        ...
 
     def censor(
         self,

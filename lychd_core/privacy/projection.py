@@ -58,6 +58,7 @@ class CallProjection:
 
     @cached_property
     def digest(self) -> str:
+        """Digest of the canonical JSON; computed once (the projection is immutable)."""
         return json_digest(self.to_json())
 
     @property

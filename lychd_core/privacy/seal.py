@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lychd_core.digests import json_digest
 from lychd_core.privacy.egress import EgressDecision
 from lychd_core.privacy.errors import CutReason, CutRefused, SealReason, SealRefused
 from lychd_core.privacy.plan import DisclosurePlan
@@ -92,8 +91,8 @@ class SealAuthority:
         """Seal only when source, candidate, plan, chain, verdict, policy and expiry all match."""
         verification.require()
         expected = {
-            "source": json_digest(source.to_json()),
-            "candidate": json_digest(candidate.to_json()),
+            "source": source.digest,
+            "candidate": candidate.digest,
             "plan": plan.digest,
             "chain": tuple(receipt.digest for receipt in receipts),
             "policy": policy_digest,
@@ -166,7 +165,7 @@ class SealAuthority:
             sealed = self._cuts.get(cut.cut_id)
             if sealed is None or sealed.cut != cut:
                 raise SealRefused(SealReason.NOT_SEALED, "this authority sealed no such cut (prepare it again)")
-            if json_digest(candidate.to_json()) != cut.candidate_digest:
+            if candidate.digest != cut.candidate_digest:
                 raise SealRefused(SealReason.CANDIDATE_MISMATCH, "the candidate is not the sealed candidate")
             for failed, reason, message in checks:
                 if failed:

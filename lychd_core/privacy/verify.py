@@ -56,9 +56,18 @@ class CutVerification(BaseModel):
         return self
 
 
-def _reconstruct(parsed: ParsedText, grammar: RecordGrammar) -> str:
-    slot = grammar.separator + grammar.owner_prefix + grammar.redaction + "\n"
-    return grammar.header + "\n" + "".join(head + slot for head in parsed.heads)
+def _name_the_difference(
+    text: str, source: ParsedText, grammar: RecordGrammar, vocabulary: ClosedVocabulary, *, where: str
+) -> None:
+    """Refuse a candidate that is not the redacted source: lost utility when a record's fixed
+    positions differ, else a reconstruction mismatch (only on the refusal path)."""
+    try:
+        survived = parse_text(text, grammar, vocabulary, where=where, candidate=True)
+    except CutRefused as refusal:
+        raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, str(refusal).split(": ", 1)[1]) from None
+    if survived.columns != source.columns:
+        raise CutRefused(CutReason.LOST_UTILITY, "a dependency, status, diagnostic or citation did not survive")
+    raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate is not the source with owner spans redacted")
 
 
 def _check(
@@ -92,17 +101,14 @@ def _check(
     parsed = [parse_text(s.text, grammar, vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s, _ in pairs]
     check_owners(parsed, grammar, vocabulary)
     checks.append("grammar")
-    survived = [
-        parse_text(c.text, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]", candidate=True)
-        for _, c in pairs
-    ]
-    if "owner-identity" in plan.semantic_invariants:
-        raise CutRefused(CutReason.LOST_UTILITY, "the plan needs the owner identity, which this cut removes")
-    if any(p.heads != s.heads for p, s in zip(parsed, survived, strict=True)):
-        raise CutRefused(CutReason.LOST_UTILITY, "a dependency, status, diagnostic or citation did not survive")
+    carried = {spec.invariant for spec in grammar.fields}
+    if set(plan.semantic_invariants) - carried:
+        raise CutRefused(CutReason.LOST_UTILITY, "the plan needs what this cut removes (the owner identity)")
+    for (s, c), p in zip(pairs, parsed, strict=True):
+        if grammar.redacted(s.text) != c.text:
+            _name_the_difference(c.text, p, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]")
+    # An exact reconstruction keeps every fixed position of every record: utility survives.
     checks.append("utility")
-    if any(_reconstruct(p, grammar) != c.text for p, (_, c) in zip(parsed, pairs, strict=True)):
-        raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate is not the source with owner spans redacted")
     checks.append("reconstruction")
     digests = check_chain(
         receipts,
@@ -139,8 +145,8 @@ def verify_cut(
     ``origin_digest`` is where the chain starts when stages before the cut (an importer)
     produced ``source``: one of them must output exactly the verified source.
     """
-    source_digest = json_digest(source.to_json())
-    candidate_digest = json_digest(candidate.to_json())
+    source_digest = source.digest
+    candidate_digest = candidate.digest
     checks: list[str] = []
     common: dict[str, Any] = {
         "grammar": grammar.name,

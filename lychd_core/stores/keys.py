@@ -81,8 +81,17 @@ def _create_key(path: Path) -> None:
 
 def mac(key: bytes, *parts: str) -> str:
     """Keyed MAC over the parts (newline-joined UTF-8)."""
-    return MAC_PREFIX + hmac.new(key, "\n".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
+    data = "\n".join(parts).encode("utf-8", "surrogatepass")  # any str, even an undecodable file name
+    return MAC_PREFIX + hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
-    return isinstance(expected, str) and hmac.compare_digest(mac(key, *parts), expected)
+    """Constant-time check; any stored value that is not the exact MAC (other type, non-ASCII) is False."""
+    if not isinstance(expected, str):
+        return False
+    try:
+        given = expected.encode("ascii")
+        computed = mac(key, *parts).encode("ascii")
+    except UnicodeError:
+        return False
+    return hmac.compare_digest(computed, given)

@@ -1,7 +1,7 @@
 """Builders for Privacy Cut tests: the example report, its vocabulary, plan and label.
 
-``SENSITIVE`` lists every value the privacy tests treat as secret; the root conftest
-fails any test whose captured output or log contains one.
+The owner is one of ``tests.support.sensitive.SENSITIVE``; the root conftest fails any
+test whose captured output or log contains one.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions, import_rep
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
 from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, SealAuthority, local_ref
 from lychd_core.privacy.prepare import PreparedCut, cut_policy_digest, prepare_cut
+from tests.support.sensitive import SENSITIVE, captured
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "privacy"
-OWNER = "acme-billing"
-SENSITIVE = (OWNER, "acme-secret-owner", "zz-private-owner")
+OWNER = SENSITIVE[0]
 NOW = 1_800_000_000
 VOCABULARY = ClosedVocabulary.load(FIXTURES / "vocabulary.toml")
 OPTIONS = ClosedDiagnosticOptions()
@@ -77,5 +77,5 @@ def prepare(
 def evidence(prepared: PreparedCut) -> str:
     """Everything a preparation emits as evidence, printed so the capture scan sees it."""
     text = json.dumps(prepared.to_json(), sort_keys=True)
-    print(text)
+    captured(text)
     return text

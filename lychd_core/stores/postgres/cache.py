@@ -114,7 +114,9 @@ class PostgresProjectionCache:
 
     def _fetch(self, query: str, params: list[Any]) -> tuple[Any, ...] | None:
         database = self._database()
-        row: tuple[Any, ...] | None = database.run("read the cache", lambda c: c.execute(query, params).fetchone())
+        row: tuple[Any, ...] | None = database.run(
+            "read the cache", lambda c: c.execute(query, params).fetchone(), transaction=False
+        )
         return row
 
     def get(self, key: CacheKey) -> tuple[Projected, bytes] | None:

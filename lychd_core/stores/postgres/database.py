@@ -3,8 +3,8 @@
 Every call runs one transaction on a pooled connection: committed whole when the body
 returns, rolled back when it raises. A serialization failure or deadlock is retried
 with backoff (the caller never sees it); a lost or refused connection becomes a typed
-error (the pool checks connections before lending them, so the next call recovers once
-the server is back).
+error (the pool drops broken connections, so later calls recover once the server is
+back; a single-statement read is retried once on a fresh connection).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from lychd_core.errors import LychdError
 
@@ -75,7 +75,6 @@ class Database:
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(self.schema)))
-        conn.commit()
 
     def pool(self) -> ConnectionPool[Any]:
         with self._lock:
@@ -85,9 +84,9 @@ class Database:
                     self.dsn,
                     min_size=1,
                     max_size=self._pool_size,
-                    kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": False},
+                    # autocommit: a read is one round trip; writes open explicit transactions.
+                    kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": True},
                     configure=self._configure,
-                    check=ConnectionPool.check_connection,
                     timeout=self._pool_timeout,
                     reconnect_timeout=3600,
                     open=False,
@@ -123,14 +122,29 @@ class Database:
         except psycopg.Error as exc:
             raise self._error(f"{self.where}: cannot {action}: {_first_line(exc)}", False) from None
 
-    def run(self, action: str, body: Callable[[psycopg.Connection[Any]], T], *, isolation: str | None = None) -> T:
-        """``body`` in one transaction, retried on serialization failure or deadlock."""
+    def run(
+        self,
+        action: str,
+        body: Callable[[psycopg.Connection[Any]], T],
+        *,
+        isolation: str | None = None,
+        transaction: bool = True,
+    ) -> T:
+        """``body`` in one transaction, retried on serialization failure or deadlock.
+
+        ``transaction=False`` runs a single read statement in autocommit (one round trip);
+        such a read is also retried once on a fresh connection when its pooled one was lost.
+        """
+        lost_once = False
         for attempt in range(RETRIES):
             try:
-                with self.errors(action), self.pool().connection() as conn:
-                    if isolation is not None:
-                        conn.execute(f"SET TRANSACTION ISOLATION LEVEL {isolation}")
-                    return body(conn)
+                with self.pool().connection() as conn:
+                    if not transaction:
+                        return body(conn)
+                    with conn.transaction():
+                        if isolation is not None:
+                            conn.execute(f"SET TRANSACTION ISOLATION LEVEL {isolation}")
+                        return body(conn)
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
                 if attempt == RETRIES - 1:
                     raise self._error(
@@ -139,6 +153,14 @@ class Database:
                         False,
                     ) from None
                 time.sleep(random.uniform(0, 0.01 * 2**attempt))
+            except psycopg.OperationalError as exc:
+                if transaction or lost_once or isinstance(exc, PoolTimeout):
+                    with self.errors(action):
+                        raise
+                lost_once = True  # a stale pooled connection: the pool drops it, the read goes again
+            except psycopg.Error:
+                with self.errors(action):
+                    raise
         raise AssertionError("unreachable")
 
 

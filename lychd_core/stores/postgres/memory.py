@@ -105,7 +105,7 @@ class PostgresMemoryStore:
     # --- transactions -------------------------------------------------------------
 
     def _read(self, action: str, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._database.run(action, lambda conn: conn.execute(query, params).fetchall())
+        return self._database.run(action, lambda conn: conn.execute(query, params).fetchall(), transaction=False)
 
     def _write(self, action: str, memory_ids: Sequence[str], body: Callable[[Conn], T]) -> T:
         """``body`` in one transaction holding the write locks of ``memory_ids``; bumps the generation."""

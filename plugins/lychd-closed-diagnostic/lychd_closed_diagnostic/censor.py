@@ -39,6 +39,7 @@ GRAMMAR = RecordGrammar(
 )
 OWNER_CATEGORY = "owner"
 _RECORD = re.compile(r"(?P<head>[^ \n]+(?: [^ \n]+){5}) owner=(?P<owner>[^\n]*)\n")
+_SLOT_VALUE = re.compile(r" owner=([^\n]*)\n")
 _OWNER_SLOT = re.compile(r" owner=[^\n]*\n")
 _REDACTED = f" owner={GRAMMAR.redaction}\n"
 
@@ -95,13 +96,52 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
 
 def check_ambiguity(texts: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
     """An owner value that is a public item, or hides inside one, makes its span ambiguous."""
+    heads = {m.group("head") for text in texts for m in _RECORD.finditer(text)}
+    _check_owner_ambiguity(owners, set().union(*(head.split(" ") for head in heads)), vocabulary)
+
+
+def _check_owner_ambiguity(owners: frozenset[str], items: set[str], vocabulary: ClosedVocabulary) -> None:
     listed = vocabulary.all_items()
-    public = {GRAMMAR.header, "owner="}
-    for text in texts:
-        public.update(part for m in _RECORD.finditer(text) for part in m.group("head").split(" "))
+    public = items | {GRAMMAR.header, "owner=", GRAMMAR.redaction}
     for owner in owners:
         if owner in listed or any(owner in item for item in public):
             raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears as or inside a public item")
+
+
+def _owners(text: str, vocabulary: ClosedVocabulary, where: str) -> tuple[frozenset[str], int]:
+    """Distinct owner values and the record count of one text.
+
+    The censor checks only what it needs to redact exactly: the header, one owner slot
+    per line, each owner value in the slot grammar. The core verifier checks the rest
+    (every fixed position against the vocabulary). On any doubt the line-by-line parser
+    names the first problem.
+    """
+    header = GRAMMAR.header + "\n"
+    if text.startswith(header) and text.endswith("\n"):
+        found = _SLOT_VALUE.findall(text, len(header))
+        owners = frozenset(found)
+        if len(found) == text.count("\n") - 1 and all(GRAMMAR.owner_re.fullmatch(owner) for owner in owners):
+            return owners, len(found)
+    for _ in owner_spans(text, vocabulary, where):  # names the first problem
+        pass
+    raise _uncovered(where, 1, "text outside the record grammar")
+
+
+def _check_no_leak(candidates: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
+    """No owner value may remain anywhere in a candidate, nor be a public item."""
+    listed = vocabulary.all_items()
+    if owners & listed:
+        raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value is also a public item")
+    if not owners:
+        return
+    anywhere = re.compile("|".join(re.escape(owner) for owner in sorted(owners, key=len, reverse=True)))
+    for candidate in candidates:
+        if anywhere.search(candidate) is None:
+            continue
+        whole = re.compile(f"(?:^| )({anywhere.pattern})(?: |$)", re.MULTILINE)  # only on the refusal path
+        if whole.search(candidate):
+            raise CutRefused(CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, "an owner value stands outside the owner slot")
+        raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears inside a public item")
 
 
 def findings(text: str, vocabulary: ClosedVocabulary) -> tuple[PrivacyFinding, ...]:
@@ -133,9 +173,9 @@ def censor_texts(source: CallProjection, vocabulary: ClosedVocabulary) -> tuple[
     owners: set[str] = set()
     count = 0
     for item in source.items:
-        spans = list(owner_spans(item.text, vocabulary, f"{item.section}[{item.key}]"))
-        owners.update(span.value for span in spans)
-        count += len(spans)
+        item_owners, records = _owners(item.text, vocabulary, f"{item.section}[{item.key}]")
+        owners |= item_owners
+        count += records
         texts.append(_OWNER_SLOT.sub(_REDACTED, item.text))
-    check_ambiguity([item.text for item in source.items], frozenset(owners), vocabulary)
+    _check_no_leak(texts, frozenset(owners), vocabulary)
     return texts, count

@@ -122,3 +122,12 @@ def import_report(data: bytes, owner: str, label: PrivatizationLabel) -> Importe
 
 def _reject_float() -> Any:
     raise ReportError("the report holds a floating-point number; pip-audit JSON has none")
+
+
+class PipAuditImporter:
+    """The ``pip-audit`` report format of ``closed-diagnostic@1``."""
+
+    name = "pip-audit"
+
+    def import_report(self, data: bytes, owner: str, label: PrivatizationLabel) -> ImportedReport:
+        return import_report(data, owner, label)

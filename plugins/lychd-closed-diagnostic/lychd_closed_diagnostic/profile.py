@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, censor_texts, check_labels, findings
+from lychd_closed_diagnostic.pip_audit import PipAuditImporter
 from lychd_core.digests import json_digest
 from lychd_core.errors import PrivacyRefusal
 from lychd_core.families import PrivacyFinding
@@ -23,7 +25,7 @@ from lychd_core.privacy import (
     TransformationReceipt,
     next_receipt,
 )
-from lychd_core.privacy.prepare import Censored, cut_policy_digest
+from lychd_core.privacy.prepare import Censored, ReportImporter, cut_policy_digest
 
 
 class ClosedDiagnosticOptions(BaseModel):
@@ -48,6 +50,7 @@ class ClosedDiagnosticProfile:
     revision = 1
     options_model = ClosedDiagnosticOptions
     grammar: RecordGrammar = GRAMMAR
+    importers: Mapping[str, ReportImporter] = MappingProxyType({"pip-audit": PipAuditImporter()})
 
     @property
     def pin(self) -> str:

@@ -1,0 +1,150 @@
+"""The vault's hardening profile, applied and proven in the process that holds plaintext.
+
+Checks: core dumps off (``RLIMIT_CORE`` 0), not dumpable and not ptrace-attachable by
+peers (``PR_SET_DUMPABLE`` 0), plaintext pages lockable (``mlock``) and kept out of dumps
+(``MADV_DONTDUMP`` where the platform has it), and ``decrypt_into`` for decrypting into
+those buffers. If any check cannot be proven, reversible cuts are disabled with the
+reason (fail closed); irreversible cuts do not need the vault and keep working.
+"""
+
+from __future__ import annotations
+
+import mmap
+import resource
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from lychd_core.privacy.vault.buffers import _LIBC, LockedBuffer, LockError
+from lychd_core.privacy.vault.errors import ReversibleCutsDisabled
+
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class HardeningCheck:
+    """One proven (or unproven) property of this process."""
+
+    name: str
+    ok: bool
+    detail: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class HardeningReport:
+    """Every check, and whether reversible cuts may run in this process."""
+
+    checks: tuple[HardeningCheck, ...]
+
+    @property
+    def reversible_allowed(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+    @property
+    def reason(self) -> str:
+        failed = [f"{c.name}: {c.detail}" for c in self.checks if not c.ok]
+        return "; ".join(failed) if failed else "every hardening check passed"
+
+    def require(self) -> None:
+        """Raise :class:`ReversibleCutsDisabled` unless every check passed."""
+        if not self.reversible_allowed:
+            raise ReversibleCutsDisabled(
+                f"reversible cuts are disabled in this process ({self.reason}); use an irreversible cut or stay local"
+            )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reversible_allowed": self.reversible_allowed,
+            "reason": self.reason,
+            "checks": [check.to_json() for check in self.checks],
+        }
+
+
+def _linux() -> HardeningCheck:
+    ok = sys.platform.startswith("linux")
+    return HardeningCheck("platform", ok, "Linux" if ok else f"{sys.platform} is not supported (needs Linux prctl)")
+
+
+def _core_dumps() -> HardeningCheck:
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        limits = resource.getrlimit(resource.RLIMIT_CORE)
+    except (OSError, ValueError) as exc:
+        return HardeningCheck("core_dumps_off", False, f"setrlimit(RLIMIT_CORE, 0) failed: {exc}")
+    ok = limits == (0, 0)
+    return HardeningCheck("core_dumps_off", ok, f"RLIMIT_CORE is {limits}" + ("" if ok else ", expected (0, 0)"))
+
+
+def _not_dumpable() -> HardeningCheck:
+    prctl = getattr(_LIBC, "prctl", None)
+    if prctl is None:
+        return HardeningCheck("not_dumpable", False, "prctl is not available")
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    state = int(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0))
+    ok = state == 0
+    return HardeningCheck("not_dumpable", ok, f"PR_GET_DUMPABLE is {state}" + ("" if ok else ", expected 0"))
+
+
+def _locked_buffers() -> tuple[HardeningCheck, HardeningCheck]:
+    try:
+        probe = LockedBuffer(mmap.PAGESIZE)
+    except LockError as exc:
+        return (
+            HardeningCheck("locked_buffers", False, str(exc)),
+            HardeningCheck("dontdump", False, "not checked: no locked buffer"),
+        )
+    with probe:
+        probe.view[:4] = b"\x01\x02\x03\x04"
+        dontdump = probe.dontdump
+    available = getattr(mmap, "MADV_DONTDUMP", None) is not None
+    detail = "MADV_DONTDUMP applied" if dontdump else "MADV_DONTDUMP is not available on this platform"
+    return (
+        HardeningCheck("locked_buffers", True, "mlock of a plaintext page succeeded; buffers are zeroed after use"),
+        HardeningCheck("dontdump", dontdump or not available, detail),
+    )
+
+
+def _decrypt_into() -> HardeningCheck:
+    ok = hasattr(AESGCM, "decrypt_into")
+    detail = "AESGCM.decrypt_into decrypts into locked buffers" if ok else "cryptography lacks AESGCM.decrypt_into"
+    return HardeningCheck("decrypt_into", ok, detail)
+
+
+def run_checks() -> HardeningReport:
+    """Apply every setting to this process and prove it (idempotent)."""
+    platform = _linux()
+    if not platform.ok:
+        return HardeningReport((platform,))
+    return HardeningReport((platform, _core_dumps(), _not_dumpable(), *_locked_buffers(), _decrypt_into()))
+
+
+_lock = threading.Lock()
+_report: HardeningReport | None = None
+
+
+def harden_process(check: Callable[[], HardeningReport] = run_checks) -> HardeningReport:
+    """The process-wide report, computed once (a check that failed stays failed)."""
+    global _report
+    with _lock:
+        if _report is None:
+            _report = check()
+        return _report
+
+
+def locked_memory_kib() -> int:
+    """``VmLck`` of this process from /proc/self/status (0 when unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmLck:"):
+                    return int(line.split()[1])
+    except OSError:
+        return 0
+    return 0

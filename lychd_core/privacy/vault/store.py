@@ -1,0 +1,378 @@
+"""The encrypted local vault: leases, their per-lease keys, claims, rehydration and erasure.
+
+Every state change is one ``BEGIN IMMEDIATE`` transaction (a compare-and-set on the
+stored state), committed with ``synchronous=FULL``. Each terminal state destroys the
+lease's key material: the wrapped DEK and map ciphertext are nulled (and zeroed by
+``secure_delete``) in the same transaction, then the erasure secret is deleted from the
+key store. A crash between the two is finished by the next open or purge.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import hmac
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from lychd_core.digests import json_digest, text_digest
+from lychd_core.privacy.vault.aead import NonceSource, derive_key, open_into, random_nonce, seal
+from lychd_core.privacy.vault.buffers import LockedBuffer, fill_random
+from lychd_core.privacy.vault.errors import (
+    ClaimConflict,
+    DurabilityRefused,
+    LeaseExpired,
+    LeaseStateError,
+    LeaseUnrecoverable,
+    NonceReuseError,
+    VaultStoreError,
+)
+from lychd_core.privacy.vault.hardening import HardeningReport, harden_process
+from lychd_core.privacy.vault.keystore import KeyStore
+from lychd_core.privacy.vault.lease import (
+    TERMINAL,
+    ClaimRequest,
+    LeaseGrant,
+    LeaseRequest,
+    LeaseState,
+    LeaseView,
+    PseudonymMapLease,
+    SensitiveValue,
+)
+from lychd_core.privacy.vault.rows import STATEMENTS, LeaseRow, load_row, mac_key, seal_aad
+from lychd_core.privacy.vault.sqlite import checkpoint, connect, immediate, sqlite_errors
+from lychd_core.privacy.vault.tokens import make_token, map_size, pack_map, token_key
+
+Clock = Callable[[], int]
+ORPHAN_GRACE = 600  # seconds an erasure secret may wait for its lease row (a concurrent create)
+
+
+def wall_clock() -> int:
+    return int(time.time())
+
+
+def unwrap_key(kek: bytes, secret: bytes, lease_id: str) -> bytes:
+    return derive_key(kek, secret, b"lychd-vault/wrap@1|" + lease_id.encode("utf-8"))
+
+
+class Vault:
+    """Pseudonym-map leases in SQLite, keys in a separate key store. Use :meth:`open`."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        keys: KeyStore,
+        *,
+        clock: Clock,
+        hardening: HardeningReport,
+        nonce_source: NonceSource,
+    ) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        self.keys = keys
+        self.clock = clock
+        self.hardening = hardening
+        self._nonce = nonce_source
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        keys_path: str | Path,
+        *,
+        clock: Clock = wall_clock,
+        hardening: HardeningReport | None = None,
+        nonce_source: NonceSource = random_nonce,
+        busy_timeout_ms: int = 30_000,
+    ) -> Vault:
+        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures."""
+        path, keys_path = Path(path), Path(keys_path)
+        if path.resolve().parent == keys_path.resolve().parent:
+            raise VaultStoreError(f"the key store {keys_path} must live apart from the vault database {path}")
+        report = harden_process() if hardening is None else hardening
+        keys = KeyStore.open(keys_path, now=clock(), busy_timeout_ms=busy_timeout_ms)
+        try:
+            conn = connect(path, busy_timeout_ms=busy_timeout_ms, private=True)
+        except BaseException:
+            keys.close()
+            raise
+        vault = cls(conn, path, keys, clock=clock, hardening=report, nonce_source=nonce_source)
+        try:
+            with immediate(conn, path, "prepare the vault") as c:
+                for statement in STATEMENTS:
+                    c.execute(statement)
+            vault.finish_erasures()
+        except BaseException:
+            vault.close()
+            raise
+        return vault
+
+    @property
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise VaultStoreError(f"vault {self.path} is closed")
+        return self._conn
+
+    def close(self) -> None:
+        with contextlib.suppress(VaultStoreError):
+            self.keys.release_pool()
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # stale wrapped-DEK frames leave the WAL
+            self._conn.close()
+            self._conn = None
+        self.keys.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading ------------------------------------------------------------------
+
+    def _row(self, lease_id: str) -> LeaseRow:
+        with sqlite_errors(self.path, "read a lease"):
+            return load_row(self._connection, lease_id, self.keys.kek)
+
+    def get(self, lease_id: str) -> LeaseView:
+        """The lease and its state (authenticated); never its map or keys."""
+        return self._view(self._row(lease_id))
+
+    def _view(self, row: LeaseRow) -> LeaseView:
+        return LeaseView(
+            lease=row.lease,
+            state=row.state,
+            claim=row.claim,
+            changed_at=row.changed_at,
+            key_present=row.sealed and self.keys.secret(row.lease.lease_id) is not None,
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Leases by state (every state listed)."""
+        with sqlite_errors(self.path, "count leases"):
+            found = dict(self._connection.execute("SELECT state, COUNT(*) FROM leases GROUP BY state").fetchall())
+        return {state.value: int(found.get(state.value, 0)) for state in LeaseState}
+
+    # --- creating -----------------------------------------------------------------
+
+    def create_lease(
+        self,
+        request: LeaseRequest,
+        values: Sequence[SensitiveValue],
+        build_candidate: Callable[[tuple[str, ...]], str],
+    ) -> LeaseGrant:
+        """Issue one token per value, build the candidate from them, and seal the map.
+
+        Refuses (nothing written) when hardening is unproven or the lease cannot outlive
+        the remote deadline plus return window within the cut's and the source's expiry.
+        """
+        self.hardening.require()
+        now = self.clock()
+        expires_at = self._durable_expiry(request, now)
+        map_size(values)  # refuse an oversized map before reserving anything
+        epoch = self.keys.current_epoch()
+        lease_id, secret = self.keys.take(epoch, now)
+        try:
+            lease, candidate = self._seal_and_insert(request, values, build_candidate, lease_id, secret, epoch, now)
+        except BaseException:
+            self.keys.destroy([lease_id])  # nothing of a refused lease survives, not even its secret
+            raise
+        return LeaseGrant(
+            lease_id=lease_id,
+            namespace=lease.namespace,
+            candidate=candidate,
+            candidate_digest=lease.candidate_digest,
+            expires_at=expires_at,
+        )
+
+    def _seal_and_insert(
+        self,
+        request: LeaseRequest,
+        values: Sequence[SensitiveValue],
+        build_candidate: Callable[[tuple[str, ...]], str],
+        lease_id: str,
+        secret: bytes,
+        epoch: int,
+        now: int,
+    ) -> tuple[PseudonymMapLease, str]:
+        """Mint tokens, build the candidate, seal map and DEK, and insert the row (one transaction)."""
+        size = map_size(values)
+        kek = self.keys.kek(epoch)
+        namespace_key = derive_key(kek, b"", b"lychd-vault/namespace@1")
+        mac = hmac.new(namespace_key, lease_id.encode() + secrets.token_bytes(16), hashlib.sha256).digest()
+        namespace = base64.b32encode(mac[:10]).decode("ascii").lower()
+        with LockedBuffer(32) as dek:
+            fill_random(dek)
+            issue_key = token_key(dek.view)
+            tokens = tuple(make_token(issue_key, namespace, v.category, i) for i, v in enumerate(values))
+            candidate = build_candidate(tokens)
+            disclosed = [token in candidate for token in tokens]
+            lease = PseudonymMapLease(
+                lease_id=lease_id,
+                request=request,
+                namespace=namespace,
+                candidate_digest=text_digest(candidate),
+                key_epoch=epoch,
+                created_at=now,
+                expires_at=request.remote_deadline_at + request.return_window,
+            )
+            map_nonce, wrap_nonce = self._nonce(), self._nonce()
+            with LockedBuffer(size) as plain:
+                pack_map(plain.view, values, disclosed)
+                map_ciphertext = seal(dek.view, map_nonce, plain.view, seal_aad("map", lease))
+            wrapped = seal(unwrap_key(kek, secret, lease_id), wrap_nonce, dek.view, seal_aad("dek", lease))
+        row = LeaseRow(lease, LeaseState.ACTIVE, None, now, wrap_nonce, wrapped, map_nonce, map_ciphertext)
+        with immediate(self._connection, self.path, "create a lease") as conn:
+            for nonce in (map_nonce, wrap_nonce):
+                try:
+                    conn.execute("INSERT INTO nonces VALUES (?)", (nonce,))
+                except sqlite3.IntegrityError:
+                    raise NonceReuseError("a nonce repeated; the lease was not created") from None
+            row.insert(conn, mac_key(kek))
+        return lease, candidate
+
+    @property
+    def pooled_ids(self) -> frozenset[str]:
+        """Lease ids reserved by this vault whose erasure secrets exist but are not used yet."""
+        return self.keys.pooled_ids
+
+    def _durable_expiry(self, request: LeaseRequest, now: int) -> int:
+        needed = request.remote_deadline_at + request.return_window
+        limits = {"cut expiry": request.cut.cut_expires_at}
+        if request.cut.source_expires_at is not None:
+            limits["source expiry"] = request.cut.source_expires_at
+        bound_name, bound = min(limits.items(), key=lambda item: item[1])
+        if request.remote_deadline_at <= now:
+            raise DurabilityRefused(f"the remote deadline {request.remote_deadline_at} is not after now ({now})")
+        if needed > bound:
+            raise DurabilityRefused(
+                f"the lease must last until {needed} (deadline {request.remote_deadline_at} + return window "
+                f"{request.return_window}s) but the {bound_name} is {bound}; keep the workflow local or use an "
+                "irreversible cut"
+            )
+        return needed
+
+    # --- transitions --------------------------------------------------------------
+
+    def _write(
+        self, conn: sqlite3.Connection, row: LeaseRow, state: LeaseState, claim: ClaimRequest | None
+    ) -> LeaseRow:
+        erase = state in TERMINAL
+        new = LeaseRow(
+            row.lease,
+            state,
+            claim,
+            self.clock(),
+            None if erase else row.wrap_nonce,
+            None if erase else row.wrapped_dek,
+            None if erase else row.map_nonce,
+            None if erase else row.map_ciphertext,
+        )
+        new.replace(conn, mac_key(self.keys.kek(row.lease.key_epoch)), row.state)
+        return new
+
+    def _destroy(self, lease_ids: list[str]) -> None:
+        """Second half of erasure: delete the erasure secrets (the key store checkpoints its WAL at once).
+
+        Stale WAL frames of the vault database may still hold the wrapped DEK until the next
+        checkpoint (purge, close, or SQLite's own); from this point on they cannot be unwrapped.
+        """
+        if lease_ids:
+            self.keys.destroy(lease_ids)
+
+    def _expire_if_due(self, conn: sqlite3.Connection, row: LeaseRow) -> LeaseRow | None:
+        if not row.state.terminal and self.clock() >= row.lease.expires_at:
+            return self._write(conn, row, LeaseState.EXPIRED, row.claim)
+        return None
+
+    def claim(self, lease_id: str, claim: ClaimRequest) -> LeaseView:
+        """Idempotent compare-and-set ACTIVE → CLAIMED; the same claim again returns the same view."""
+        with immediate(self._connection, self.path, "claim a lease") as conn:
+            row = load_row(conn, lease_id, self.keys.kek)
+            expired = self._expire_if_due(conn, row)
+            if expired is None:
+                row = self._claim_row(conn, row, claim)
+        if expired is not None:
+            self._destroy([lease_id])
+            raise LeaseExpired(f"lease {lease_id} expired at {row.lease.expires_at}; its key was destroyed")
+        return self._view(row)
+
+    def _claim_row(self, conn: sqlite3.Connection, row: LeaseRow, claim: ClaimRequest) -> LeaseRow:
+        lease_id = row.lease.lease_id
+        if row.state is LeaseState.CLAIMED:
+            if row.claim == claim:
+                return row
+            raise ClaimConflict(f"lease {lease_id} is already claimed by another principal, run, station or return")
+        if row.state is not LeaseState.ACTIVE:
+            raise LeaseStateError(f"lease {lease_id} is {row.state.value}; only an ACTIVE lease can be claimed")
+        request = row.lease.request
+        wanted = (request.run_id, request.attempt, request.station)
+        if (claim.run_id, claim.attempt, claim.station) != wanted:
+            raise ClaimConflict(
+                f"lease {lease_id} is bound to another run, attempt or station; the claim names "
+                f"station {claim.station!r}, run {claim.run_id!r}, attempt {claim.attempt}"
+            )
+        return self._write(conn, row, LeaseState.CLAIMED, claim)
+
+    def revoke(self, lease_id: str) -> LeaseView:
+        """End a non-terminal lease as REVOKED and destroy its key (a terminal lease is left as is)."""
+        with immediate(self._connection, self.path, "revoke a lease") as conn:
+            row = load_row(conn, lease_id, self.keys.kek)
+            if not row.state.terminal:
+                row = self._write(conn, row, LeaseState.REVOKED, row.claim)
+        self._destroy([lease_id])
+        return self._view(row)
+
+    def purge(self) -> dict[str, int]:
+        """Expire every due lease, finish interrupted erasures, retire unused key epochs."""
+        now = self.clock()
+        expired = []
+        with immediate(self._connection, self.path, "expire due leases") as conn:
+            due = conn.execute(
+                "SELECT lease_id FROM leases WHERE state IN ('ACTIVE', 'CLAIMED') AND expires_at <= ?", (now,)
+            ).fetchall()
+            for (lease_id,) in due:
+                self._write(conn, load_row(conn, lease_id, self.keys.kek), LeaseState.EXPIRED, None)
+                expired.append(lease_id)
+        erased = self.finish_erasures()
+        checkpoint(self._connection, self.path)
+        return {"expired": len(expired), "erased": erased, "retired_epochs": self.keys.retire_unused_epochs()}
+
+    def finish_erasures(self) -> int:
+        """Destroy erasure secrets of terminal leases, and orphans older than the grace period."""
+        self.keys.drop_stale(self.keys.current_epoch(), self.clock())
+        live = self.keys.lease_ids() - self.pooled_ids
+        if not live:
+            return 0
+        with sqlite_errors(self.path, "list leases"):
+            states = dict(self._connection.execute("SELECT lease_id, state FROM leases").fetchall())
+        ended = {state.value for state in TERMINAL}
+        doomed = [lease_id for lease_id in live if states.get(lease_id) in ended]
+        orphans = [lease_id for lease_id in live if lease_id not in states]
+        doomed += self.keys.older_than(orphans, self.clock() - ORPHAN_GRACE)
+        self._destroy(doomed)
+        return len(doomed)
+
+    # --- key material for the rehydration port ---------------------------------------
+
+    def _unwrap_into(self, row: LeaseRow, dek: LockedBuffer) -> None:
+        secret = self.keys.secret(row.lease.lease_id)
+        if secret is None or not row.sealed:
+            raise LeaseUnrecoverable(
+                f"lease {row.lease.lease_id}: its key was destroyed or never restored with this database; "
+                "the map cannot be decrypted and will not be rebuilt from history"
+            )
+        key = unwrap_key(self.keys.kek(row.lease.key_epoch), secret, row.lease.lease_id)
+        assert row.wrap_nonce is not None and row.wrapped_dek is not None
+        open_into(key, row.wrap_nonce, row.wrapped_dek, seal_aad("dek", row.lease), dek.view)
+
+
+def return_digest(value: object) -> str:
+    """Digest a quarantined return the way claims and receipts bind it."""
+    return json_digest(value)
