@@ -204,3 +204,15 @@ def test_memory_evidence_labels_join_into_the_context() -> None:
     evidence = MemoryEvidence.of(labelled, 1, {})
     assembled = orch.assemble(run_id="r", session_id="s", query="q", memory=[evidence])
     assert assembled.node_labels[evidence.node_id] == PrivatizationLabel.public("e1")
+
+
+def test_a_producer_names_exact_contributors_instead_of_the_whole_context() -> None:
+    from lychd_core.privacy import UnknownContributorError, contributors_label
+
+    private = PrivatizationLabel(privacy_class=PrivacyClass.PRIVATE, weight=9, lineage_known=True)
+    nodes = {"readme": PrivatizationLabel.public("r"), "secret": private, "query": PrivatizationLabel.public("q")}
+    assert contributors_label(nodes, ["readme", "query"]).privacy_class is PrivacyClass.PUBLIC
+    assert contributors_label(nodes, ["readme", "secret"]) == join_labels([nodes["readme"], private])
+    assert contributors_label(nodes, []) == PrivatizationLabel.restricted_unknown()
+    with pytest.raises(UnknownContributorError, match="elsewhere"):
+        contributors_label(nodes, ["readme", "elsewhere"])

@@ -1,7 +1,14 @@
 """Privacy at egress: label rules, the egress gate, and the irreversible Privacy Cut."""
 
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
-from lychd_core.privacy.egress import EgressDecision, Offender, decide_egress, label_problems, label_sources
+from lychd_core.privacy.egress import (
+    EgressDecision,
+    Offender,
+    contributors_label,
+    decide_egress,
+    label_problems,
+    label_sources,
+)
 from lychd_core.privacy.errors import (
     CutReason,
     CutRefused,
@@ -10,6 +17,7 @@ from lychd_core.privacy.errors import (
     ReceiptError,
     SealReason,
     SealRefused,
+    UnknownContributorError,
     UnknownTargetError,
     VocabularyError,
 )
@@ -50,11 +58,13 @@ __all__ = [
     "SealReason",
     "SealRefused",
     "TransformationReceipt",
+    "UnknownContributorError",
     "UnknownTargetError",
     "VocabularyError",
     "check_chain",
     "check_owners",
     "compile_glob",
+    "contributors_label",
     "decide_egress",
     "label_for",
     "label_problems",

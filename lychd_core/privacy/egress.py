@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lychd_core.labels import PrivatizationLabel, join_labels
-from lychd_core.privacy.errors import EgressRefused
+from lychd_core.privacy.errors import EgressRefused, UnknownContributorError
 from lychd_core.privacy.settings import EgressTarget
 
 
@@ -112,3 +112,17 @@ def label_sources(node_labels: Mapping[str, PrivatizationLabel]) -> dict[str, li
     add("subject", ((n, label.subjects) for n, label in node_labels.items()))
     add("constraint", ((n, label.handling_constraints) for n, label in node_labels.items()))
     return sources
+
+
+def contributors_label(
+    node_labels: Mapping[str, PrivatizationLabel], contributors: Iterable[str]
+) -> PrivatizationLabel:
+    """The join of exactly the named contributors' labels (no unrelated over-taint).
+
+    An unknown name is refused, naming it; naming nothing is restricted-unknown.
+    """
+    names = list(contributors)
+    missing = [name for name in names if name not in node_labels]
+    if missing:
+        raise UnknownContributorError(f"contributors are not nodes of this context: {', '.join(missing[:5])}")
+    return join_labels(node_labels[name] for name in names)

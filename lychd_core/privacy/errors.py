@@ -79,6 +79,10 @@ class UnknownTargetError(LychdError, LookupError):
     """A call names an egress target the configuration does not define."""
 
 
+class UnknownContributorError(LychdError, LookupError):
+    """A producer named a contributor that is not a node of the context."""
+
+
 class DisclosurePlanError(LychdError, ValueError):
     """A DisclosurePlan@1 is malformed or embeds what it must not."""
 
