@@ -20,10 +20,15 @@ from lychd_core.errors import ConfigError, LychdError, MediaTypeError
 from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, known_text_types, normalize_media_type
 from lychd_core.privacy.settings import EgressConfig, LabelRule
+from lychd_core.ranking.settings import RankingConfig
 from lychd_core.registry import RegisteredPlugin, Registry, get_registry
 from lychd_core.roles import RoleProfile
 
 SCHEMA_VERSION = 1
+DEFAULT_RANKING = (
+    {"name": "lexical", "revision": 1, "weight": 2},
+    {"name": "symbol-graph", "revision": 1, "weight": 1},
+)
 
 
 class StrictModel(BaseModel):
@@ -325,6 +330,9 @@ class LychdConfig(StrictModel):
     )
     assembly: AssemblyConfig = Field(default_factory=AssemblyConfig, description="Assembly defaults.", examples=[{}])
     stores: StoresConfig = Field(default_factory=StoresConfig, description="Embedded stores.", examples=[{}])
+    ranking: RankingConfig = Field(
+        default_factory=RankingConfig, description="Query-aware ranking of optional material.", examples=[{}]
+    )
     labels: list[LabelRule] = Field(
         default_factory=list,
         description="Ordered label rules (path glob -> label); first match wins; unmatched material stays "
@@ -461,6 +469,7 @@ def default_config() -> LychdConfig:
             },
             "labels": DEFAULT_LABELS,
             "egress": DEFAULT_EGRESS,
+            "ranking": {"profiles": [*DEFAULT_RANKING]},
         },
         "<default>",
     )
@@ -539,6 +548,9 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
         media_table(config, registry)
     except ConfigError as exc:
         problems.extend(f"media_types: {problem}" for problem in exc.problems)
+    for index, ranking in enumerate(config.ranking.profiles):
+        where = f"ranking.profiles[{index}]"
+        attempt(where, PluginFamily.RANKING_PROFILE, ranking.name, ranking.revision, ranking.options)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)

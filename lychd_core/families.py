@@ -1,4 +1,4 @@
-"""Typed protocols for the four plugin families and the values they exchange.
+"""Typed protocols for the five plugin families and the values they exchange.
 
 A plugin is any object with an exact ``name``, an integer ``revision`` and a strict
 pydantic ``options_model``; each family adds its own attributes and one method.
@@ -6,6 +6,7 @@ pydantic ``options_model``; each family adds its own attributes and one method.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
@@ -24,6 +25,7 @@ class PluginFamily(StrEnum):
     COMPRESSOR = "compressor"
     ROLE_POLICY = "role-policy"
     PRIVACY_PROFILE = "privacy-profile"
+    RANKING_PROFILE = "ranking-profile"
 
 
 @runtime_checkable
@@ -241,15 +243,67 @@ class PrivacyProfile(Plugin, Protocol):
     def propose(self, text: str, label: PrivatizationLabel, options: BaseModel) -> tuple[PrivacyFinding, ...]: ...
 
 
+# --- ranking profiles -----------------------------------------------------------
+
+MAX_SCORE = 10_000
+"""Scores are integer basis points in ``[0, MAX_SCORE]``: no floats, the same on every platform."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankingQuery:
+    """What a ranking profile ranks against: the query and what the history and required files name."""
+
+    text: str
+    history: str = ""
+    """Recent history text (newest last), already bounded by the core."""
+    required_paths: tuple[str, ...] = ()
+    """Workspace-relative paths of material that is required (already in the context)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankingCandidate:
+    """One optional node to rank: its id, material path, projected text and the projection's facts."""
+
+    node_id: str
+    path: str
+    text: str
+    facts: JsonValue = None
+    profile: str = ""
+    """The projection profile pin that made ``text`` and ``facts`` (``structure.python@1``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A bounded integer score (basis points) and a short reason a person can read."""
+
+    value: int
+    reason: str = ""
+
+
+class RankingProfile(Plugin, Protocol):
+    """Scores candidates for a query; deterministic, integer, explained.
+
+    ``rank`` returns a mapping from candidate ``node_id`` to :class:`Score`; a candidate
+    left out scores 0. The core refuses (and falls back to unranked order, explained) a
+    score that is not an ``int`` in ``[0, MAX_SCORE]`` or names an unknown candidate.
+    """
+
+    def rank(
+        self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: BaseModel
+    ) -> Mapping[str, Score]: ...
+
+
 FAMILY_PROTOCOLS: dict[PluginFamily, type] = {
     PluginFamily.PROJECTION_PROFILE: ProjectionProfile,
     PluginFamily.COMPRESSOR: Compressor,
     PluginFamily.ROLE_POLICY: RolePolicy,
     PluginFamily.PRIVACY_PROFILE: PrivacyProfile,
+    PluginFamily.RANKING_PROFILE: RankingProfile,
 }
 FAMILY_METHOD: dict[PluginFamily, str] = {
     PluginFamily.PROJECTION_PROFILE: "project",
     PluginFamily.COMPRESSOR: "propose",
     PluginFamily.ROLE_POLICY: "profile",
     PluginFamily.PRIVACY_PROFILE: "propose",
+    PluginFamily.RANKING_PROFILE: "rank",
 }

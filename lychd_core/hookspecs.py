@@ -64,3 +64,15 @@ def lychd_register_privacy_profiles(register: Register) -> None:
 
     Called once per registry build, for every loaded plugin.
     """
+
+
+@hookspec
+def lychd_register_ranking_profiles(register: Register) -> None:
+    """Register ranking profiles (query-aware relevance of optional material).
+
+    :param register: call ``register(profile)`` for each object implementing
+        :class:`lychd_core.families.RankingProfile` (``name``, ``revision``,
+        ``options_model``, ``rank``).
+
+    Called once per registry build, for every loaded plugin.
+    """

@@ -24,6 +24,7 @@ from lychd_core.families import (
     PluginFamily,
     PrivacyProfile,
     ProjectionProfile,
+    RankingProfile,
     RolePolicy,
 )
 from lychd_core.mediatypes import check_file_media_types, normalize_media_type
@@ -36,6 +37,7 @@ HOOK_FAMILIES: dict[str, PluginFamily] = {
     "lychd_register_compressors": PluginFamily.COMPRESSOR,
     "lychd_register_role_policies": PluginFamily.ROLE_POLICY,
     "lychd_register_privacy_profiles": PluginFamily.PRIVACY_PROFILE,
+    "lychd_register_ranking_profiles": PluginFamily.RANKING_PROFILE,
 }
 
 
@@ -176,6 +178,9 @@ class Registry:
 
     def privacy_profile(self, name: str, revision: int) -> PrivacyProfile:
         return cast(PrivacyProfile, self.resolve(PluginFamily.PRIVACY_PROFILE, name, revision).obj)
+
+    def ranking_profile(self, name: str, revision: int) -> RankingProfile:
+        return cast(RankingProfile, self.resolve(PluginFamily.RANKING_PROFILE, name, revision).obj)
 
 
 def build_registry(plugin_host: PluginHost) -> Registry:

@@ -14,7 +14,7 @@ from lychd_core import __version__
 from lychd_core.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-TOY_NAMES = {"toy.upper", "toy.head", "toy.roles", "toy.emails"}
+TOY_NAMES = {"toy.upper", "toy.head", "toy.roles", "toy.emails", "toy.words"}
 
 
 def lychd(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

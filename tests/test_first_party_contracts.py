@@ -18,6 +18,7 @@ from lychd_core.testing import (
     CompressorContract,
     PrivacyProfileContract,
     ProjectionProfileContract,
+    RankingProfileContract,
     RolePolicyContract,
 )
 
@@ -37,6 +38,7 @@ FIXTURE = {
     PluginFamily.COMPRESSOR: ("compressor", CompressorContract),
     PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
+    PluginFamily.RANKING_PROFILE: ("ranking_profile", RankingProfileContract),
 }
 FIRST_PARTY = {
     "lychd-structure-python",
@@ -45,6 +47,7 @@ FIRST_PARTY = {
     "lychd-roles",
     "lychd-compressors",
     "lychd-closed-diagnostic",
+    "lychd-ranking",
 }
 
 

@@ -59,9 +59,14 @@ def graphs(draw: st.DrawFn) -> ContextGraph:
     n = draw(st.integers(0, 14))
     names = draw(st.permutations([f"k{i:02d}" for i in range(n)]))  # id order is not dependency order
     nodes = []
+    all_deps = [draw(st.lists(st.integers(0, i - 1), max_size=3, unique=True)) if i else [] for i in range(n)]
+    depended = {d for deps in all_deps for d in deps}
     for i in range(n):
-        deps = draw(st.lists(st.integers(0, i - 1), max_size=3, unique=True)) if i else []
+        deps = all_deps[i]
         provenance = draw(st.sampled_from(Provenance))
+        requirement = draw(st.sampled_from(REQUIREMENTS))
+        # alternatives (resolutions of one material): optional, and nothing depends on them
+        alternative = requirement is Requirement.OPTIONAL and i not in depended
         nodes.append(
             ContextNode.create(
                 id=names[i],
@@ -70,12 +75,14 @@ def graphs(draw: st.DrawFn) -> ContextGraph:
                 authority=draw(st.sampled_from([a for a in Authority if a <= AUTHORITY_CEILING[provenance]])),
                 trust=draw(st.sampled_from([t for t in Trust if t <= TRUST_CEILING[provenance]])),
                 context_class=draw(st.sampled_from(ContextClass)),
-                requirement=draw(st.sampled_from(REQUIREMENTS)),
+                requirement=requirement,
                 token_estimate=draw(st.integers(1, 40)),
                 priority=draw(st.integers(-2, 2)),
                 recency=draw(st.integers(0, 3)),
                 visible_to=draw(st.none() | st.none() | st.frozensets(st.sampled_from(ROLES), max_size=2)),
                 dependencies=sorted(names[d] for d in deps),
+                relevance=draw(st.sampled_from([0, 0, 1, 2, 3])),
+                exclusive_group=draw(st.sampled_from([None, "g0", "g1"])) if alternative else None,
             )
         )
     return ContextGraph(nodes)
@@ -178,8 +185,12 @@ def reference(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bo
             if over(cost(closure(node.id) - set(why))):
                 return (RequiredOverBudgetError, node.id)
             admit(node.id, SelectionReason.REQUIRED_ROOT, SelectionReason.REQUIRED_DEPENDENCY)
+    taken: set[str] = set()
     for node in order:
         if node.requirement is not Requirement.OPTIONAL or node.id in why or node.id in blocked:
+            continue
+        if node.exclusive_group in taken:
+            exceeded[node.id] = {OmissionReason.ALTERNATIVE_SELECTED}
             continue
         need = cost(closure(node.id) - set(why))
         too_big = over(need)
@@ -191,6 +202,8 @@ def reference(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, bo
             )
         else:
             admit(node.id, SelectionReason.OPTIONAL_ROOT, SelectionReason.OPTIONAL_DEPENDENCY)
+            if node.exclusive_group is not None:
+                taken.add(node.exclusive_group)
     return tuple(selected), why, exceeded, hidden, blocked, needed
 
 
@@ -225,6 +238,10 @@ def test_selection_matches_the_naive_reference(case: tuple[Any, ...]) -> None:
             assert explanation.reason is OmissionReason.HIDDEN_DEPENDENCY
         elif node.requirement is Requirement.DEPENDENCY_REQUIRED:
             assert explanation.reason is OmissionReason.NOT_NEEDED
+        elif explanation.reason is OmissionReason.ALTERNATIVE_SELECTED:
+            assert exceeded[node_id] == {OmissionReason.ALTERNATIVE_SELECTED}
+            assert explanation.blocking in outcome.selected
+            assert graph.node(explanation.blocking).exclusive_group == node.exclusive_group
         else:
             assert explanation.reason in exceeded[node_id], (node_id, explanation, exceeded[node_id])
             check_bound_fields(explanation, *needed[node_id])

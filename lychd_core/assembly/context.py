@@ -13,6 +13,7 @@ from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.egress import label_sources
+from lychd_core.ranking import RankedFloor, ranking_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class AssembledContext:
     """The label of every selected node; ``label`` is their join."""
     candidate_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
     """The label of every node, selected or omitted (for display; egress checks ``node_labels``)."""
+    ranking: RankedFloor | None = None
+    """How the optional Codex material was ranked (``None`` when no ranking profile is configured)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -128,4 +131,5 @@ class AssembledContext:
             "environment": self.environment,
             "compression": self.compression,
             "execution": self.execution,
+            "ranking": None if self.ranking is None else ranking_json(self.ranking, self.plan),
         }

@@ -64,6 +64,8 @@ def make_node(
     recency: int = 0,
     token_estimate: int = 0,
     dependencies: tuple[str, ...] = (),
+    relevance: int = 0,
+    group: str | None = None,
 ) -> ContextNode:
     return ContextNode.create(
         id=node_id,
@@ -78,6 +80,8 @@ def make_node(
         recency=recency,
         visible_to=None,
         dependencies=dependencies,
+        relevance=relevance,
+        exclusive_group=group,
     )
 
 
@@ -85,10 +89,19 @@ def floor_node_id(block: Block) -> str:
     return f"L{int(block.layer)}:{block.key}"
 
 
-def floor_node(block: Block, *, required: bool, chars_per_token: int) -> ContextNode:
+def floor_node(
+    block: Block, *, required: bool, chars_per_token: int, relevance: int = 0, group: str | None = None
+) -> ContextNode:
     kind = FLOOR_KINDS[block.layer]
     return make_node(
-        floor_node_id(block), block.text, kind, chars_per_token, required=required, priority=PRIORITY_CODEX
+        floor_node_id(block),
+        block.text,
+        kind,
+        chars_per_token,
+        required=required,
+        priority=PRIORITY_CODEX,
+        relevance=relevance,
+        group=group,
     )
 
 

@@ -41,6 +41,7 @@ from lychd_core.compression.assembly import (
     render_history,
 )
 from lychd_core.config import Governors, LychdConfig
+from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, select
@@ -50,6 +51,7 @@ from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, Retrieva
 from lychd_core.privacy.gate import EgressGate
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
+from lychd_core.ranking import rank_floor, ranking_query
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores.factory import open_memory_store, open_projection_cache
@@ -197,10 +199,16 @@ class ContextOrchestrator:
         cpt = bounds.chars_per_token
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
         continuation_text = "".join(continuation_json)
-        floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma)
+        facts: dict[str, JsonValue] = {}
+        floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts)
+        seed = ranking_query(self.config, query, history, floor, floor_required)
+        room = min(bounds.char_cap, bounds.budget.usable * cpt) - len(query) - len(continuation_text)
+        room -= sum(len(block.text) for block, req in zip(floor, floor_required, strict=True) if req)
+        ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room)
+        floor, floor_required = [p.block for p in ranked.placements], [p.required for p in ranked.placements]
         nodes: list[ContextNode] = [
-            floor_node(block, required=req, chars_per_token=cpt)
-            for block, req in zip(floor, floor_required, strict=True)
+            floor_node(p.block, required=p.required, chars_per_token=cpt, relevance=p.relevance, group=p.group)
+            for p in ranked.placements
         ]
         nodes += [memory_node(m.node_id, m.text, m.token_estimate, cpt) for m in memory]
         nodes.append(query_node(query, cpt))
@@ -295,6 +303,7 @@ class ContextOrchestrator:
             layer_chars=layer_chars,
             compression=compression.to_json(),
             execution=None if execution is None else execution_report(execution, selected),
+            ranking=ranked if ranked.report is not None else None,
             _history=kept_history,
             _continuation=continuation_json,
         )
@@ -330,6 +339,7 @@ class ContextOrchestrator:
         identity: Sequence[Block],
         codex: Sequence[MaterialRef | Block],
         karma: Sequence[Block],
+        facts: dict[str, JsonValue],
     ) -> tuple[list[Block], list[bool], list[Unexplained]]:
         """Ordered floor blocks (layers 1-4), which are required, and what could not project."""
         for name, blocks, layer in (("identity", identity, Layer.IDENTITY), ("karma", karma, Layer.KARMA)):
@@ -359,6 +369,7 @@ class ContextOrchestrator:
                 continue
             floor.append(contribution.block)
             required.append(item.required)
+            facts[contribution.block.key] = contribution.facts
         floor.append(self.environments.peek(session_id, grant))
         required.append(True)
         floor += karma

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lychd_core.cli.assemble_cmd",
     "lychd_core.cli.cut_cmd",
     "lychd_core.cli.vault_cmd",
+    "lychd_core.cli.rank_cmd",
 )
 
 

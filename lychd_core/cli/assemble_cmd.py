@@ -14,11 +14,13 @@ from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplain
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.cli.label_view import add_label_arguments, caller_labels, joined_label_line, label_cell
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
+from lychd_core.cli.rank_cmd import rank_text, ranking_summary
 from lychd_core.config import default_config, load_config
 from lychd_core.errors import AssemblyError, MaterialError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.walk import walk_files
+from lychd_core.ranking import node_rankings
 
 BAR_WIDTH = 60
 BAR_STYLES = {
@@ -193,6 +195,7 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
     table.add_column("tokens", justify="right", no_wrap=True)
     table.add_column("status", overflow="fold", ratio=2)
     graph = assembled.plan.graph
+    ranks = node_rankings(assembled.ranking, assembled.plan) if assembled.ranking is not None else {}
     for node_id, explanation in assembled.plan.explanations.items():
         node = graph.node(node_id)
         status = "[green]selected[/]" if explanation.selected else "[red]omitted[/]"
@@ -201,7 +204,7 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
             f"{node.context_class.value} / {node.provenance.value}",
             plain(label_cell(assembled, node_id)),
             f"{explanation.tokens:,}",
-            f"{status}: {plain(str(explanation.reason.value))}",
+            f"{status}: {plain(str(explanation.reason.value))}" + rank_text(ranks.get(node_id)),
         )
     for item in assembled.not_nodes:
         table.add_row(plain(item.what), "", "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
@@ -216,6 +219,8 @@ def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
             "`lychd memory query --explain` explains each record"
         )
     show_compression(assembled.compression)
+    if assembled.ranking is not None and assembled.ranking.report is not None:
+        console.print(ranking_summary(assembled.ranking.report), soft_wrap=True)
     console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
     console.print(plain(joined_label_line(assembled)), soft_wrap=True)
 

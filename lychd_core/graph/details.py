@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lychd_core.errors import SelectionError
 from lychd_core.graph.budget import MAX_INT
@@ -76,6 +76,8 @@ class Outcome:
     """Nodes doomed on their own (not through a doomed dependency): what their closure was
     counted to need and what remained. Few nodes fail this way, so a dict beats arrays the
     size of the graph."""
+    excluded: dict[int, int] = field(default_factory=dict)
+    """Alternatives closed because another member of their exclusive group was selected: that member."""
     final: tuple[int, ...] = ()
     """Every bound's remaining amount when selection ended; explains the roots never reached."""
 
@@ -190,6 +192,9 @@ class ExplanationMap(Mapping[str, Explanation]):
                 hidden=nodes[end].id,
                 hidden_by=hidden_by(self._profile, nodes[end]),
             )
+        if i in outcome.excluded:
+            chosen = nodes[outcome.excluded[i]].id
+            return Explanation(node.id, False, OmissionReason.ALTERNATIVE_SELECTED, tokens, chars, blocking=chosen)
         if node.requirement is Requirement.DEPENDENCY_REQUIRED:
             return Explanation(node.id, False, OmissionReason.NOT_NEEDED, tokens, chars)
         if doomed and i not in outcome.failures:

@@ -46,6 +46,8 @@ class OmissionReason(StrEnum):
     """Admitting its closure would select more history groups than the turn window."""
     NOT_NEEDED = "not-needed"
     """A dependency-required node that no selected node depends on."""
+    ALTERNATIVE_SELECTED = "alternative-selected"
+    """Another member of its exclusive group (a resolution of the same material) was selected."""
 
 
 class Bound(StrEnum):
@@ -197,6 +199,8 @@ class Explanation:
             return f"in the closure of optional root {self.root!r}"
         if reason is OmissionReason.NOT_NEEDED:
             return "dependency-required, and no selected node depends on it"
+        if reason is OmissionReason.ALTERNATIVE_SELECTED:
+            return f"an alternative of the same material, {self.blocking!r}, was selected"
         if reason is OmissionReason.HIDDEN:
             return self.hidden_by.prose() if self.hidden_by else "hidden"
         if reason is OmissionReason.HIDDEN_DEPENDENCY:

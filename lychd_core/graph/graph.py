@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, chain
 
 from lychd_core.digests import json_digest
@@ -93,6 +93,8 @@ class GraphArrays:
     floors: tuple[int, int, int, int, int]
     """The least any one node adds to each bound (history, tokens, characters, bytes,
     nodes): a remaining bound below its floor admits nothing more."""
+    alternatives: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """For each node of an ``exclusive_group``, the group's other members (sparse)."""
 
     def own(self, i: int) -> tuple[int, ...]:
         """What node ``i`` alone adds to each bound: history, tokens, characters, bytes, nodes."""
@@ -215,7 +217,12 @@ class ContextGraph:
 
 
 def node_summary(node: ContextNode) -> list[object]:
-    """The digest-bound facts of one node (content enters through its digest)."""
+    """The digest-bound facts of one node (content enters through its digest).
+
+    Relevance and the exclusive group enter only when set, so unranked graphs keep their digests."""
+    extra: list[object] = []
+    if node.relevance or node.exclusive_group is not None:
+        extra = [node.relevance, node.exclusive_group]
     return [
         node.id,
         node.digest,
@@ -229,6 +236,7 @@ def node_summary(node: ContextNode) -> list[object]:
         node.recency,
         None if node.visible_to is None else sorted(node.visible_to),
         list(node.dependencies),
+        *extra,
     ]
 
 
@@ -278,7 +286,22 @@ def _build_arrays(nodes: tuple[ContextNode, ...], index: dict[str, int]) -> Grap
         restricted=tuple(i for i, node in enumerate(nodes) if node.visible_to is not None),
         precedence=PrecedenceIndex.of(nodes),
         floors=(min(in_history, default=0), min(tokens, default=1), min(chars, default=1), min(nbytes, default=1), 1),
+        alternatives=_alternatives(nodes, dependents),
     )
+
+
+def _alternatives(nodes: tuple[ContextNode, ...], dependents: list[list[int]]) -> dict[int, tuple[int, ...]]:
+    """Members of each exclusive group; nothing may depend on one (it might be excluded)."""
+    groups: dict[str, list[int]] = {}
+    for position, node in enumerate(nodes):
+        if node.exclusive_group is not None:
+            if dependents[position]:
+                raise GraphError(
+                    f"node {nodes[dependents[position][0]].id!r} depends on {node.id!r}, a member of exclusive "
+                    f"group {node.exclusive_group!r}; alternatives may have no dependents"
+                )
+            groups.setdefault(node.exclusive_group, []).append(position)
+    return {i: tuple(m for m in members if m != i) for members in groups.values() for i in members}
 
 
 def _topological(

@@ -28,10 +28,20 @@ _ENUMS: dict[str, type[Enum]] = {
     "requirement": Requirement,
 }
 _REQUIRED = ("id", "content", *_ENUMS, "token_estimate")
-_OPTIONAL: dict[str, Any] = {"priority": 0, "recency": 0, "visible_to": None, "dependencies": []}
+_OPTIONAL: dict[str, Any] = {
+    "priority": 0,
+    "recency": 0,
+    "visible_to": None,
+    "dependencies": [],
+    "relevance": 0,
+    "exclusive_group": None,
+}
 
 
 def node_to_json(node: ContextNode) -> dict[str, Any]:
+    ranked: dict[str, Any] = {}
+    if node.relevance or node.exclusive_group is not None:  # written only when set: older readers stay valid
+        ranked = {"relevance": node.relevance, "exclusive_group": node.exclusive_group}
     return {
         "id": node.id,
         "content": node.content,
@@ -45,6 +55,7 @@ def node_to_json(node: ContextNode) -> dict[str, Any]:
         "recency": node.recency,
         "visible_to": None if node.visible_to is None else sorted(node.visible_to),
         "dependencies": list(node.dependencies),
+        **ranked,
     }
 
 

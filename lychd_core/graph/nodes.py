@@ -21,6 +21,9 @@ from lychd_core.vocabulary import (
 MAX_CONTENT_BYTES = 16 * 1024 * 1024
 """Largest UTF-8 content of one node; a bigger node could never be budgeted honestly."""
 
+MAX_RELEVANCE = 2**31 - 1
+"""Largest relevance. The ranking stage derives it from the ranked order (higher first)."""
+
 MAX_ID_CHARS = 1024
 """Longest node id (and role name in ``visible_to``)."""
 
@@ -71,6 +74,10 @@ class ContextNode:
     recency: int
     visible_to: frozenset[str] | None
     dependencies: tuple[str, ...]
+    relevance: int = 0
+    """Query-aware relevance, higher first (0: unranked); orders optional roots ahead of recency."""
+    exclusive_group: str | None = None
+    """Nodes sharing a group are alternatives (resolutions of one material): at most one is selected."""
     digest: str = field(init=False)
     byte_size: int = field(init=False)
 
@@ -90,6 +97,8 @@ class ContextNode:
         recency: int = 0,
         visible_to: Iterable[str] | None = None,
         dependencies: Iterable[str] = (),
+        relevance: int = 0,
+        exclusive_group: str | None = None,
     ) -> ContextNode:
         """The checked constructor; raises ``GraphError`` naming the node and the problem."""
         if visible_to is not None and not isinstance(visible_to, (str, bytes)):
@@ -109,6 +118,8 @@ class ContextNode:
             recency=recency,
             visible_to=visible_to,  # type: ignore[arg-type]
             dependencies=dependencies,  # type: ignore[arg-type]
+            relevance=relevance,
+            exclusive_group=exclusive_group,
         )
 
     def __post_init__(self) -> None:
@@ -124,6 +135,11 @@ class ContextNode:
         _check_int(where, "token_estimate", self.token_estimate, 1, MAX_INT)
         _check_int(where, "priority", self.priority, -MAX_INT - 1, MAX_INT)
         _check_int(where, "recency", self.recency, 0, MAX_INT)
+        _check_int(where, "relevance", self.relevance, 0, MAX_RELEVANCE)
+        if self.exclusive_group is not None:
+            check_name(f"{where}: exclusive_group", self.exclusive_group)
+            if self.requirement is not Requirement.OPTIONAL:
+                raise GraphError(f"{where}: only optional nodes may belong to an exclusive_group")
         self._check_visible_to(where)
         self._check_dependencies(where)
         object.__setattr__(self, "digest", sha256_digest(data))

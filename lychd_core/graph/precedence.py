@@ -1,7 +1,7 @@
 """Admission precedence: the order in which candidate roots are tried.
 
-The order is :func:`precedence_key`: authority, requirement, priority and recency
-descending, then id ascending. A graph keeps a :class:`PrecedenceIndex`: its nodes
+The order is :func:`precedence_key`: authority, requirement, priority, relevance and
+recency descending, then id ascending. A graph keeps a :class:`PrecedenceIndex`: its nodes
 grouped into *tiers*, one per (authority, requirement, priority) combination, in one
 linear pass when the graph is built. Ordering is then lazy, tier by tier: selection
 often stops after a few hundred roots once the budget is spent, so it orders only the
@@ -23,9 +23,10 @@ from lychd_core.vocabulary import Requirement
 _HALF = 2**63
 
 
-def precedence_key(node: ContextNode) -> tuple[int, int, int, int, str]:
-    """Admission precedence, smallest first: authority, requirement, priority, recency descending; id ascending."""
-    return (-node.authority, -node.requirement, -node.priority, -node.recency, node.id)
+def precedence_key(node: ContextNode) -> tuple[int, int, int, int, int, str]:
+    """Admission precedence, smallest first: authority, requirement, priority, relevance, recency
+    descending; id ascending."""
+    return (-node.authority, -node.requirement, -node.priority, -node.relevance, -node.recency, node.id)
 
 
 def tier_key(node: ContextNode) -> int:
@@ -46,6 +47,8 @@ class PrecedenceIndex:
     """No two nodes share a recency, so ids never need comparing."""
     recency_ascending: bool
     """Recency strictly grows with position: descending recency is descending position."""
+    relevance: array[int] | None = None
+    """Each node's relevance, or ``None`` when every node's is 0 (the unranked order)."""
 
     @classmethod
     def of(cls, nodes: Sequence[ContextNode]) -> PrecedenceIndex:
@@ -56,7 +59,9 @@ class PrecedenceIndex:
             members[rank[key]].append(position)
         recency = array("q", [node.recency for node in nodes])
         ascending = all(map(lt, recency, islice(recency, 1, None)))
+        relevance = array("q", [node.relevance for node in nodes])
         return cls(
+            relevance=relevance if any(relevance) else None,
             tiers=tuple(map(tuple, members)),
             requirements=tuple(nodes[tier[0]].requirement for tier in members),
             recency=recency,
@@ -72,7 +77,10 @@ class PrecedenceIndex:
                 yield from self._by_recency(tier, ids)
 
     def _by_recency(self, tier: tuple[int, ...], ids: Sequence[str]) -> Sequence[int]:
-        """``tier`` (ascending positions) by recency descending, then id ascending."""
+        """``tier`` (ascending positions) by relevance and recency descending, then id ascending."""
+        if self.relevance is not None and any(map(self.relevance.__getitem__, tier)):
+            relevance, recency = self.relevance, self.recency
+            return sorted(tier, key=lambda i: (-relevance[i], -recency[i], ids[i]))
         if self.recency_ascending:
             return tier[::-1]
         positions = list(tier)

@@ -150,6 +150,7 @@ class _Selector:
         mark, remaining, outcome = self.mark, self.remaining, self.outcome
         tokens = self.arrays.tokens
         doomed, failures = outcome.doomed, outcome.failures
+        alternatives = self.arrays.alternatives
         for root in self.graph.optional_candidates():
             if mark[root]:
                 continue
@@ -159,8 +160,19 @@ class _Selector:
                 mark[root], doomed[root] = CLOSED, TOKENS + 1
                 failures[root] = (None, self.snapshot)
                 continue
-            if self._consider(root) and self._spent():
+            if not self._consider(root):
+                continue
+            if root in alternatives:
+                self._exclude(root, alternatives[root])
+            if self._spent():
                 return  # the roots not reached are explained from the final remaining amounts
+
+    def _exclude(self, root: int, others: tuple[int, ...]) -> None:
+        """``root`` was admitted: its group's other members, not yet settled, can no longer be."""
+        mark, excluded = self.mark, self.outcome.excluded
+        for other in others:
+            if mark[other] == OPEN:
+                mark[other], excluded[other] = CLOSED, root
 
     def _apply_visibility(self) -> None:
         """Mark hidden nodes, then everything depending on one (walking only what is blocked)."""

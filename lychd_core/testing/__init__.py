@@ -18,5 +18,12 @@ from lychd_core.testing.contracts import (
     ProjectionProfileContract,
     RolePolicyContract,
 )
+from lychd_core.testing.ranking_contract import RankingProfileContract
 
-__all__ = ["CompressorContract", "PrivacyProfileContract", "ProjectionProfileContract", "RolePolicyContract"]
+__all__ = [
+    "CompressorContract",
+    "PrivacyProfileContract",
+    "ProjectionProfileContract",
+    "RankingProfileContract",
+    "RolePolicyContract",
+]

@@ -14,6 +14,7 @@ from lychd_structure_python.codetext import count_breaks, node_text
 from lychd_structure_python.extract import FORMAT, OutlineBuilder, docstring_fact, is_public_member
 from lychd_structure_python.locate import Sequence_, Target, all_targets, locate
 from lychd_structure_python.options import StructurePythonOptions
+from lychd_structure_python.symbols import symbols_fact
 
 
 class OutlineError(Exception):
@@ -40,6 +41,7 @@ def outline_facts(source: str, options: StructurePythonOptions) -> tuple[dict[st
     if options.include_public_symbols:
         facts["public"] = _public_fact(builder, literal_all, public)
     facts["definitions"] = [describer.describe(plan) for plan in plans]
+    facts["symbols"] = symbols_fact(source, module, builder.defined_names)
     return facts, road
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_structure_python.options import StructurePythonOptions
 from lychd_structure_python.render import public_facts, render
+from lychd_structure_python.resolutions import resolutions
 from lychd_structure_python.worker import ParserWorker, WorkerFailure
 
 LIBCST_VERSION = version("libcst")
@@ -45,10 +46,15 @@ class StructurePythonProfile:
     revision = 1
     options_model = StructurePythonOptions
     media_types = frozenset({"text/x-python"})
-    parser_version = f"libcst {LIBCST_VERSION}"
+    parser_version = f"libcst {LIBCST_VERSION}; symbols 1"
+    """The facts gained ``symbols`` (same outline text, same revision): older cache entries miss."""
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
         self._worker = ParserWorker(time_limit)
+
+    def resolutions(self, facts: object, query_terms: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """Coarser resolutions of an outline from its facts (capability read by the ranking stage)."""
+        return resolutions(facts, query_terms)
 
     def close(self) -> None:
         """Stop the parser worker process (it restarts on the next projection)."""

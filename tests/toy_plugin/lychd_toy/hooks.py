@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lychd_core.hookspecs import Register, hookimpl
-from lychd_toy.plugins import EmailFinder, HeadCompressor, ToyRoles, UpperProfile
+from lychd_toy.plugins import EmailFinder, HeadCompressor, ToyRoles, UpperProfile, WordCount
 
 
 @hookimpl
@@ -24,3 +24,8 @@ def lychd_register_role_policies(register: Register) -> None:
 @hookimpl
 def lychd_register_privacy_profiles(register: Register) -> None:
     register(EmailFinder())
+
+
+@hookimpl
+def lychd_register_ranking_profiles(register: Register) -> None:
+    register(WordCount())

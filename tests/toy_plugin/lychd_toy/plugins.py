@@ -1,4 +1,4 @@
-"""Four tiny plugins, one per family, each honest about what it does."""
+"""Five tiny plugins, one per family, each honest about what it does."""
 
 from __future__ import annotations
 
@@ -10,10 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from lychd_core.blocks import Omission
 from lychd_core.errors import CompactionError
 from lychd_core.families import (
+    MAX_SCORE,
     CompactionProposal,
     CompactionRequest,
     PrivacyFinding,
     Projected,
+    RankingCandidate,
+    RankingQuery,
+    Score,
     SourceMaterial,
     SourceRange,
     Unavailable,
@@ -138,3 +142,24 @@ class EmailFinder:
 
     def propose(self, text: str, label: PrivatizationLabel, options: NoOptions) -> tuple[PrivacyFinding, ...]:
         return tuple(PrivacyFinding(m.start(), m.end(), "email", "pseudonymize") for m in EMAIL.finditer(text))
+
+
+class WordCount:
+    """Ranks candidates by how many of the query's lower-cased words their text contains."""
+
+    name = "toy.words"
+    revision = 1
+    options_model = NoOptions
+
+    def rank(
+        self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: NoOptions
+    ) -> dict[str, Score]:
+        words = set(re.findall(r"[a-z]+", query.text.lower()))
+        if not words:
+            return {}
+        scores = {}
+        for candidate in candidates:
+            found = sorted(words & set(re.findall(r"[a-z]+", candidate.text.lower())))
+            if found:
+                scores[candidate.node_id] = Score(MAX_SCORE * len(found) // len(words), "words " + ", ".join(found[:3]))
+        return scores

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from lychd_toy.plugins import EmailFinder, HeadCompressor, ToyRoles, UpperProfile
+from lychd_toy.plugins import EmailFinder, HeadCompressor, ToyRoles, UpperProfile, WordCount
 
 from lychd_core.testing import (
     CompressorContract,
     PrivacyProfileContract,
     ProjectionProfileContract,
+    RankingProfileContract,
     RolePolicyContract,
 )
 
@@ -39,3 +40,9 @@ class TestEmailFinder(PrivacyProfileContract):
     @pytest.fixture
     def privacy_profile(self) -> EmailFinder:
         return EmailFinder()
+
+
+class TestWordCount(RankingProfileContract):
+    @pytest.fixture
+    def ranking_profile(self) -> WordCount:
+        return WordCount()

@@ -1,0 +1,126 @@
+"""The relevance benchmark in one process, with and without ranking, side by side.
+
+Runs the same selection as ``lychd assemble`` (``ContextOrchestrator.assemble`` over the
+files of ``--material``, walked like the CLI walks them) on the cases of
+``../shared/bench/relevance`` with ``profiles/default.toml``, each budget's char cap set
+to 3 x tokens as ``run.py`` does. Writes one JSON line per case and budget in
+``run.py``'s format (``run.py --summarize`` reads it beside the peers' files). The
+projection cache is warm (filled once per case, untimed), so ``time_s`` is the
+assembly itself; with ``--compare-unranked`` every run is repeated with
+``[ranking]`` emptied and the ratio of the medians is printed (goal <= 1.5).
+
+Run: python benchmarks/bench_relevance.py --out results.jsonl [--limit N] [--compare-unranked]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lychd_core.assembly import ContextOrchestrator
+from lychd_core.config import LychdConfig, load_config
+from lychd_core.projection.materials import MaterialRef
+from lychd_core.projection.walk import walk_files
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[float, float, list[str]]:
+    orchestrator = ContextOrchestrator(config, workspace=tree)
+    assert orchestrator.workspace is not None
+    wall, cpu = time.perf_counter(), time.process_time()
+    files = walk_files(tree / case["package_dir"], tree).files
+    refs = [MaterialRef.for_current(orchestrator.workspace, f, required=False) for f in files]
+    try:
+        assembled = orchestrator.assemble(run_id="r", session_id="s", query=case["query"], codex=refs)
+    finally:
+        orchestrator.close()
+    return time.perf_counter() - wall, time.process_time() - cpu, list(assembled.plan.selected)
+
+
+def with_cap(config: LychdConfig, tokens: int, ranked: bool) -> LychdConfig:
+    governors = config.governors.model_copy(update={"char_cap": 3 * tokens})
+    update: dict[str, Any] = {"governors": governors}
+    if not ranked:
+        update["ranking"] = config.ranking.model_copy(update={"profiles": []})
+    return config.model_copy(update=update)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bench", default=str(ROOT.parent.parent / "shared" / "bench" / "relevance"))
+    parser.add_argument("--profile", default=str(ROOT / "profiles" / "default.toml"))
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--limit", type=int, default=0, help="first N cases of each repo (default: all)")
+    parser.add_argument("--budgets", default="8000,16000,32000")
+    parser.add_argument("--compare-unranked", action="store_true")
+    args = parser.parse_args()
+    bench = Path(args.bench)
+    cases = json.loads((bench / "cases.json").read_text())["cases"]
+    if args.limit:
+        repos = list(dict.fromkeys(c["repo"] for c in cases))
+        cases = [c for r in repos for c in [c for c in cases if c["repo"] == r][: args.limit]]
+    base = load_config(args.profile)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    ranked_times: list[float] = []
+    unranked_times: list[float] = []
+    ranked_cpu: list[float] = []
+    unranked_cpu: list[float] = []
+    with open(args.out, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as scratch:
+        for case in cases:
+            tree = Path(scratch) / case["id"]
+            tree.mkdir()
+            with tarfile.open(bench / case["tree"]) as archive:
+                archive.extractall(tree, filter="data")
+            assemble(with_cap(base, budgets[0], True), tree, case)  # fills the projection cache, untimed
+            for tokens in budgets:
+                wall, cpu, selected = assemble(with_cap(base, tokens, True), tree, case)
+                ranked_times.append(wall)
+                ranked_cpu.append(cpu)
+                if args.compare_unranked:
+                    plain_wall, plain_cpu, _ = assemble(with_cap(base, tokens, False), tree, case)
+                    unranked_times.append(plain_wall)
+                    unranked_cpu.append(plain_cpu)
+                codex = [k for k in selected if k.startswith("L2:codex:")]
+                gold_nodes = {g: next((k for k in codex if k.startswith(f"L2:codex:{g}:")), None) for g in case["gold"]}
+                found = [g for g, key in gold_nodes.items() if key is not None]
+                row = {
+                    "system": "lychd-ranked-inprocess",
+                    "case": case["id"],
+                    "repo": case["repo"],
+                    "budget": tokens,
+                    "gold": case["gold"],
+                    "found": found,
+                    "recall": len(found) / len(case["gold"]),
+                    "all_gold": len(found) == len(case["gold"]),
+                    "time_s": round(wall, 4),
+                    "cpu_s": round(cpu, 4),
+                    "selected_files": len(codex),
+                    "gold_nodes": gold_nodes,
+                }
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                print(f"{case['id']:<24} {tokens:>6} recall={row['recall']:.2f} t={wall:.2f}s", flush=True)
+    if args.compare_unranked:
+        for what, ranked_side, plain_side in (
+            ("wall", ranked_times, unranked_times),
+            ("CPU", ranked_cpu, unranked_cpu),
+        ):
+            ranked, unranked = statistics.median(ranked_side), statistics.median(plain_side)
+            print(
+                f"median assemble {what} (warm, in-process): ranked {ranked:.3f}s, unranked {unranked:.3f}s, "
+                f"ratio {ranked / unranked:.2f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

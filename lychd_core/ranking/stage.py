@@ -1,0 +1,165 @@
+"""The ranking stage of assembly: rank optional Codex material, offer coarser resolutions.
+
+Input: the floor blocks in order, which are required, and the projection facts of
+each optional projected block. Output: the same floor with coarser resolutions inserted
+after their full block, and for every floor block its relevance and exclusive group.
+With no ranking profiles configured nothing changes (every relevance 0, no groups).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lychd_core.blocks import Block, Layer
+from lychd_core.digests import JsonValue
+from lychd_core.families import PluginFamily, RankingCandidate, RankingQuery
+from lychd_core.history import Message
+from lychd_core.ranking.engine import RankingReport, WeightedProfile, rank_or_fallback
+from lychd_core.ranking.plan import plan_views, view_relevance
+from lychd_core.ranking.resolutions import checked_resolutions, offer_of, resolution_block
+from lychd_core.ranking.terms import terms
+from lychd_core.registry import Registry
+
+if TYPE_CHECKING:
+    from lychd_core.config import LychdConfig
+
+MAX_HISTORY_CHARS = 20_000
+"""History seeds ranking through its newest messages, at most this many characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One floor block as the graph will see it."""
+
+    block: Block
+    required: bool
+    relevance: int = 0
+    group: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedFloor:
+    """The floor after ranking, and the report (``None`` when no profile is configured)."""
+
+    placements: tuple[Placement, ...]
+    report: RankingReport | None = None
+    notes: tuple[str, ...] = field(default=())
+    resolutions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Full block key -> the keys of its coarser resolutions, finest first."""
+    short: Mapping[str, str] = field(default_factory=dict)
+    """Full block key -> why its full projection was not planned (what it needed, what remained)."""
+
+
+def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedProfile]:
+    """The configured ranking profiles, resolved against the registry (pins enforced here)."""
+    resolved = []
+    for pin in config.ranking.profiles:
+        plugin = registry.resolve(PluginFamily.RANKING_PROFILE, pin.name, pin.revision)
+        options = plugin.obj.options_model.model_validate(pin.options)
+        resolved.append(WeightedProfile(plugin.pin, pin.weight, plugin.obj, options))
+    return resolved
+
+
+def ranking_query(
+    config: LychdConfig, text: str, history: Sequence[Message], floor: Sequence[Block], required: Sequence[bool]
+) -> RankingQuery:
+    """The query ranking sees: its text, the newest history messages' text, the required files."""
+    texts: list[str] = []
+    count = config.ranking.history_messages
+    for message in history[len(history) - count :] if count else ():
+        for part in message.get("parts", ()) if isinstance(message, Mapping) else ():
+            content = part.get("content") if isinstance(part, Mapping) else None
+            if isinstance(content, str):
+                texts.append(content)
+    seed = "\n".join(texts)[-MAX_HISTORY_CHARS:]
+    paths = {b.lineage.source_path for b, req in zip(floor, required, strict=True) if req and b.layer is Layer.CODEX}
+    return RankingQuery(text=text, history=seed, required_paths=tuple(sorted(p for p in paths if p)))
+
+
+def rank_floor(
+    config: LychdConfig,
+    registry: Registry,
+    query: RankingQuery,
+    floor: Sequence[Block],
+    required: Sequence[bool],
+    facts: Mapping[str, JsonValue],
+    room: int,
+) -> RankedFloor:
+    """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
+    planned against ``room``, the characters optional material can use."""
+    plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
+    if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in plain):
+        return RankedFloor(plain)  # nothing to rank: the pins are resolved where they are used
+    profiles = weighted_profiles(config, registry)
+    candidates = [
+        RankingCandidate(
+            node_id=block.key,
+            path=block.lineage.source_path or block.key,
+            text=block.text,
+            facts=facts.get(block.key),
+            profile=block.lineage.profile or "",
+        )
+        for block, req in zip(floor, required, strict=True)
+        if block.layer is Layer.CODEX and not req
+    ]
+    report = rank_or_fallback(profiles, query, candidates)
+    if not report.ranked:
+        return RankedFloor(plain, report)
+    query_terms = frozenset(terms(query.text))
+    ranked_keys = [e.node_id for e in report.entries if report.relevance(e.node_id)]
+    by_key = {item.block.key: item for item in plain}
+    views: dict[str, list[Block]] = {}
+    notes: list[str] = []
+    for key in ranked_keys:
+        block = by_key[key].block
+        extra = _resolutions(registry, block, facts.get(key), query_terms, notes) if config.ranking.resolutions else []
+        views[key] = [block, *extra]
+    short: dict[int, tuple[int, int]] = {}
+    sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
+    chosen = plan_views(sizes, room, config.ranking.map_share, short)
+    planned = {
+        ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
+        for i, (need, left) in short.items()
+    }
+    values = view_relevance(chosen, [len(views[k]) for k in ranked_keys])
+    relevance = {b.key: v for k, vs in zip(ranked_keys, values, strict=True) for b, v in zip(views[k], vs, strict=True)}
+    placements: list[Placement] = []
+    offered: dict[str, tuple[str, ...]] = {}
+    for item in plain:
+        if item.block.key not in views:
+            placements.append(item)
+            continue
+        family = views[item.block.key]
+        group = item.block.key if len(family) > 1 else None
+        if group is not None:
+            offered[group] = tuple(b.key for b in family[1:])
+        placements.extend(Placement(b, False, relevance[b.key], group) for b in family)
+    return RankedFloor(tuple(placements), report, tuple(notes), offered, planned)
+
+
+def _resolutions(
+    registry: Registry, block: Block, facts: JsonValue, query_terms: frozenset[str], notes: list[str]
+) -> list[Block]:
+    pin = block.lineage.profile
+    if not pin or "@" not in pin:
+        return []
+    name = pin.rsplit("@", 1)[0]
+    try:
+        profile = registry.lookup(PluginFamily.PROJECTION_PROFILE, name).obj
+    except LookupError:
+        return []
+    offer = offer_of(profile)
+    if offer is None:
+        return []
+    try:
+        raw = offer(facts, query_terms)
+    except Exception as exc:  # a plugin's capability failing costs only its resolutions, explained
+        notes.append(f"{block.key}: {pin} resolutions raised {type(exc).__name__}: {exc}; only the full projection")
+        return []
+    checked = checked_resolutions(block, raw)
+    if isinstance(checked, str):
+        notes.append(f"{block.key}: {pin} resolutions refused ({checked}); only the full projection")
+        return []
+    return [resolution_block(block, name, text) for name, text in checked]

@@ -1,0 +1,178 @@
+"""The symbol graph's index, its seeds and an integer personalized PageRank."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from lychd_core.families import RankingCandidate, RankingQuery
+from lychd_core.ranking.terms import identifiers, path_terms, terms
+
+ONE = 1 << 32
+"""Fixed-point one: ranks are integers summing to about ``ONE``."""
+CODE_WEIGHT = 3
+"""An identifier written like code (``snake_case``, ``CamelCase``, dotted) seeds three times as much."""
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def module_names(path: str) -> list[str]:
+    """Dotted module names a path may be imported as (``src/pkg/a/b.py`` -> ``pkg.a.b``, ``a.b``, ``b``)."""
+    parts = path.rsplit(".", 1)[0].split("/") if path.endswith(".py") else []
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [".".join(parts[start:]) for start in range(len(parts))]
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolIndex:
+    paths: tuple[str, ...]
+    defines: tuple[frozenset[str], ...]
+    edges: tuple[dict[int, tuple[int, str]], ...]
+    """Per source file: target -> (integer weight, one name that links them)."""
+    definers: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, candidates: tuple[RankingCandidate, ...], max_definers: int) -> SymbolIndex:
+        paths = tuple(c.path for c in candidates)
+        defines: list[frozenset[str]] = []
+        references: list[list[str]] = []
+        imports: list[list[tuple[int, str]]] = []
+        for candidate in candidates:
+            facts: dict[str, object] = candidate.facts if isinstance(candidate.facts, dict) else {}
+            found = facts.get("symbols")
+            symbols: dict[str, object] = found if isinstance(found, dict) else {}
+            defines.append(frozenset(_strings(symbols.get("defines"))))
+            references.append(_strings(symbols.get("references")))
+            imports.append(_imports(facts.get("imports")))
+        definers: dict[str, list[int]] = {}
+        for position, names in enumerate(defines):
+            for name in names:
+                if len(name) >= 3 and not name.startswith("__"):
+                    definers.setdefault(name, []).append(position)
+        usable = {name: tuple(found) for name, found in definers.items() if len(found) <= max_definers}
+        modules: dict[str, list[int]] = {}
+        for position, path in enumerate(paths):
+            for module in module_names(path):
+                modules.setdefault(module, []).append(position)
+        edges: list[dict[int, tuple[int, str]]] = []
+        for position, used in enumerate(references):
+            out: dict[int, tuple[int, str]] = {}
+            for name in used:
+                for target in usable.get(name, ()):
+                    if target != position:
+                        weight, first = out.get(target, (0, name))
+                        out[target] = (weight + 12 // len(usable[name]), first)
+            for level, module in imports[position]:
+                for target in _resolve(paths[position], level, module, modules):
+                    if target != position:
+                        weight, first = out.get(target, (0, f"import {module or '.'}"))
+                        out[target] = (weight + 24, first)
+            edges.append(out)
+        return cls(paths, tuple(defines), tuple(edges), usable)
+
+
+def _imports(value: object) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for fact in value if isinstance(value, list) else ():
+        if not isinstance(fact, dict):
+            continue
+        raw_level, raw_module = fact.get("level"), fact.get("module")
+        level = raw_level if isinstance(raw_level, int) else 0
+        module = raw_module if isinstance(raw_module, str) else ""
+        names: list[str] = [
+            n["name"] for n in fact.get("names", ()) if isinstance(n, dict) and isinstance(n.get("name"), str)
+        ]
+        if fact.get("statement") == "import":
+            found.extend((0, name) for name in names)
+        else:
+            found.append((level, module))
+            found.extend((level, f"{module}.{name}" if module else name) for name in names if name != "*")
+    return found
+
+
+def _resolve(path: str, level: int, module: str, modules: dict[str, list[int]]) -> list[int]:
+    if level:
+        package = path.split("/")[:-1]
+        base = package[: len(package) - (level - 1)] if level > 1 else package
+        dotted = ".".join([*base[-2:], module] if module else base[-2:])
+        module = dotted.strip(".")
+    return modules.get(module, [])
+
+
+def seeds_of(index: SymbolIndex, query: RankingQuery) -> tuple[dict[int, int], dict[int, str]]:
+    """Restart weights per file and why each seed is one."""
+    seeds: dict[int, int] = {}
+    reasons: dict[int, list[str]] = {}
+
+    def add(position: int, weight: int, why: str) -> None:
+        seeds[position] = seeds.get(position, 0) + weight
+        reasons.setdefault(position, []).append(why)
+
+    for text, factor in ((query.text, 2), (query.history, 1)):
+        for word in sorted(identifiers(text)):
+            found = index.definers.get(word)
+            if found:
+                code_like = "_" in word.strip("_") or word[1:] != word[1:].lower() or not word.isalpha()
+                weight = factor * (CODE_WEIGHT if code_like else 1)
+                for position in found:
+                    add(position, weight * 12 // len(found), f"defines {word}")
+    query_terms = set(terms(query.text))
+    for position, path in enumerate(index.paths):
+        parts = path_terms(path)
+        if parts and parts[-1] in query_terms and parts[-1] != "init":
+            add(position, 2 * 12 * CODE_WEIGHT, "named in the query")
+    required = set(query.required_paths)
+    for position, path in enumerate(index.paths):
+        if path in required:
+            add(position, 12, "required")
+    return seeds, {p: "seed: " + ", ".join(sorted(set(w))[:4]) for p, w in reasons.items()}
+
+
+def pagerank(
+    index: SymbolIndex, seeds: dict[int, int], damping: int, precision: int
+) -> tuple[list[int], dict[int, tuple[int, str]]]:
+    """Integer personalized PageRank by forward push (Andersen, Chung and Lang, 2006).
+
+    Mass starts at the seeds; a file holding at least ``2**-precision`` of it per outgoing
+    link keeps ``100 - damping`` percent and pushes the rest along its links, in FIFO
+    order from the seeds in position order. The work is bounded by the precision, not by
+    the number of files. What was never pushed stays with the file that holds it.
+    Also returns, per file reached, the link that brought it the largest share.
+    """
+    total_seed = sum(seeds.values())
+    residual = {position: ONE * weight // total_seed for position, weight in sorted(seeds.items())}
+    ranks = [0] * len(index.paths)
+    unit = ONE >> precision
+    via: dict[int, tuple[int, str]] = {}
+    best: dict[int, int] = {}
+    queue = deque(sorted(residual))
+    queued = set(queue)
+    while queue:
+        source = queue.popleft()
+        queued.discard(source)
+        mass = residual.pop(source, 0)
+        edges = index.edges[source]
+        kept = mass * (100 - damping) // 100
+        ranks[source] += kept
+        out = sum(weight for weight, _ in edges.values())
+        if not out:
+            ranks[source] += mass - kept
+            continue
+        spread = mass - kept
+        for target, (weight, name) in edges.items():
+            share = spread * weight // out
+            if not share:
+                continue
+            held = residual.get(target, 0) + share
+            residual[target] = held
+            if share > best.get(target, 0):
+                best[target], via[target] = share, (source, name)
+            if target not in queued and held >= unit * max(1, len(index.edges[target])):
+                queue.append(target)
+                queued.add(target)
+    for position, held in residual.items():
+        ranks[position] += held
+    return ranks, via

@@ -1,0 +1,101 @@
+"""The first-party ranking profiles: the contract kit, then what each is for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lychd_ranking import LexicalProfile, SymbolGraphProfile
+from lychd_ranking.graph import module_names
+
+from lychd_core.families import RankingCandidate, RankingQuery
+from lychd_core.testing import RankingProfileContract
+
+
+class TestLexical(RankingProfileContract):
+    @pytest.fixture
+    def ranking_profile(self) -> LexicalProfile:
+        return LexicalProfile()
+
+
+class TestSymbolGraph(RankingProfileContract):
+    @pytest.fixture
+    def ranking_profile(self) -> SymbolGraphProfile:
+        return SymbolGraphProfile()
+
+
+def symbols(defines: list[str], references: list[str], imports: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"symbols": {"defines": defines, "references": references}, "imports": imports or []}
+
+
+def cand(path: str, text: str = "", facts: Any = None) -> RankingCandidate:
+    return RankingCandidate(f"codex:{path}:p@1", path, text, facts)
+
+
+def test_lexical_splits_identifiers_and_counts_the_path() -> None:
+    candidates = (cand("pkg/cookies.py", "def other(): ..."), cand("pkg/misc.py", "def parse_value(): ..."))
+    scores = LexicalProfile().rank(RankingQuery("cookie ParseValue"), candidates, LexicalProfile.options_model())
+    assert set(scores) == {c.node_id for c in candidates}
+    misc = scores["codex:pkg/misc.py:p@1"]
+    assert "parse" in misc.reason and "value" in misc.reason
+
+
+def test_lexical_history_counts_less_than_the_query() -> None:
+    candidates = (cand("a.py", "def alpha(): ..."), cand("b.py", "def beta(): ..."))
+    scores = LexicalProfile().rank(RankingQuery("alpha", history="beta"), candidates, LexicalProfile.options_model())
+    assert scores["codex:a.py:p@1"].value > scores["codex:b.py:p@1"].value > 0
+
+
+def test_symbol_graph_follows_references_from_the_seed() -> None:
+    candidates = (
+        cand("pkg/app.py", facts=symbols(["Application"], ["Router", "helper"])),
+        cand("pkg/router.py", facts=symbols(["Router"], [])),
+        cand("pkg/unrelated.py", facts=symbols(["Other"], [])),
+    )
+    scores = SymbolGraphProfile().rank(
+        RankingQuery("Application fails"), candidates, SymbolGraphProfile.options_model()
+    )
+    assert scores["codex:pkg/app.py:p@1"].reason.startswith("seed: defines Application")
+    assert scores["codex:pkg/router.py:p@1"].reason == "linked from pkg/app.py via Router"
+    assert "codex:pkg/unrelated.py:p@1" not in scores
+
+
+def test_symbol_graph_resolves_relative_imports() -> None:
+    candidates = (
+        cand(
+            "src/pkg/a.py",
+            facts=symbols(
+                ["Alpha"],
+                [],
+                [{"statement": "from", "module": "b", "level": 1, "names": [{"name": "x", "asname": None}]}],
+            ),
+        ),
+        cand("src/pkg/b.py", facts=symbols(["x"], [])),
+    )
+    scores = SymbolGraphProfile().rank(RankingQuery("Alpha"), candidates, SymbolGraphProfile.options_model())
+    assert scores["codex:src/pkg/b.py:p@1"].reason == "linked from src/pkg/a.py via import b"
+
+
+def test_symbol_graph_seeds_required_files_and_named_files() -> None:
+    candidates = (cand("pkg/store.py", facts=symbols([], [])), cand("pkg/other.py", facts=symbols([], [])))
+    query = RankingQuery("why is the store slow", required_paths=("pkg/other.py",))
+    scores = SymbolGraphProfile().rank(query, candidates, SymbolGraphProfile.options_model())
+    assert "named in the query" in scores["codex:pkg/store.py:p@1"].reason
+    assert "required" in scores["codex:pkg/other.py:p@1"].reason
+
+
+def test_symbol_graph_is_integer_arithmetic_and_repeatable() -> None:
+    candidates = tuple(
+        cand(f"pkg/m{i}.py", facts=symbols([f"Name{i}"], [f"Name{(i + 1) % 30}", f"Name{(i * 7) % 30}"]))
+        for i in range(30)
+    )
+    profile = SymbolGraphProfile()
+    first = profile.rank(RankingQuery("Name3 and Name11"), candidates, profile.options_model())
+    assert first == profile.rank(RankingQuery("Name3 and Name11"), candidates, profile.options_model())
+    assert all(type(score.value) is int for score in first.values())
+
+
+def test_module_names() -> None:
+    assert module_names("src/pkg/a/b.py") == ["src.pkg.a.b", "pkg.a.b", "a.b", "b"]
+    assert module_names("pkg/__init__.py") == ["pkg"]
+    assert module_names("README.md") == []
