@@ -162,6 +162,9 @@ def test_a_configured_privacy_profile_is_never_ignored(ws: Path, capsys: pytest.
     )
     outcome = run_in_process(["assemble", "--workspace", str(ws), "--config", config, "--query", "q"], capsys)
     assert outcome.code == 1 and "no.such.profile" in outcome.err
+    for argv in (["vault", "status"], ["vault", "purge"]):
+        outcome = run_in_process([*argv, "--workspace", str(ws), "--config", config], capsys)
+        assert outcome.code == 1 and "no.such.profile" in outcome.err, argv
 
 
 @pytest.mark.parametrize("name", ["bad\udcffname.py", "new\nline.py", "tab\there.md", "esc\x1b[31m.md", "bell\x07.py"])

@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, default_config, load_config, validation_problems
+from lychd_core.config import LychdConfig, validation_problems
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import ConfigError, LychdError
 from lychd_core.families import PluginFamily
@@ -87,7 +88,7 @@ def _source(args: argparse.Namespace, profile: CutProfile) -> tuple[Any, CallPro
         data = (workspace.root / relative).read_bytes()
     except OSError as exc:
         raise CutInputError(f"{args.report}: cannot read the report: {exc.strerror}") from None
-    config = load_config(args.config) if args.config else default_config()
+    config = checked_config(args.config)
     label = label_for(config.labels, relative, sha256_digest(data))
     if args.format == TEXT_FORMAT:
         try:
@@ -108,7 +109,7 @@ def _now(args: argparse.Namespace) -> int:
 
 
 def run_prepare(args: argparse.Namespace) -> int:
-    config = load_config(args.config) if args.config else default_config()
+    config = checked_config(args.config)
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
     imported, source, origin = _source(args, profile)
@@ -151,7 +152,7 @@ def _show_verdict(verification: CutVerification, receipts: tuple[TransformationR
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    config = load_config(args.config) if args.config else default_config()
+    config = checked_config(args.config)
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
     _, source, origin = _source(args, profile)

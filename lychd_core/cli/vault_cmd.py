@@ -10,8 +10,9 @@ from typing import Any
 from pydantic import ValidationError
 from rich.table import Table
 
+from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, default_config, load_config
+from lychd_core.config import LychdConfig
 from lychd_core.privacy.vault import (
     ClaimRequest,
     RehydrationSchema,
@@ -49,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    config: LychdConfig = default_config() if args.config is None else load_config(args.config)
+    config: LychdConfig = checked_config(args.config)
     root = Path(args.workspace)
     return config.stores.path_of(config.stores.vault, root), config.stores.path_of(config.stores.vault_keys, root)
 

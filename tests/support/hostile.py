@@ -125,6 +125,20 @@ def config_commands(ws: Path, config: str, graph: str) -> list[list[str]]:
         ["memory", "stats", *w, "--config", config],
         ["memory", "query", *w, "--config", config, "--role", "writer"],
         ["memory", "add", str(ws / "records.json"), *w, "--config", config],
+        [
+            "cut",
+            "prepare",
+            "report.txt",
+            "--plan",
+            "plan.toml",
+            "--vocabulary",
+            "vocabulary.toml",
+            *w,
+            "--config",
+            config,
+        ],
+        ["vault", "status", *w, "--config", config],
+        ["vault", "purge", *w, "--config", config],
     ]
 
 
