@@ -91,7 +91,7 @@ def make_chain(n: int) -> list[ContextNode]:
             content=f"group {i}",
             provenance=Provenance.AGENT,
             authority=Authority.NON_AUTHORITATIVE,
-            trust=Trust.TRUSTED,
+            trust=Trust.CONSTRAINED,  # agent output's ceiling since trust has three levels
             context_class=ContextClass.HISTORY,
             requirement=Requirement.OPTIONAL,
             token_estimate=100,
