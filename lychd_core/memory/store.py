@@ -23,10 +23,8 @@ from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.errors import (
     CorruptStoreError,
     ForgottenMemoryError,
-    RevisionConflictError,
     StoreClosedError,
     StoreMissingError,
-    TombstoneMismatchError,
     UnknownMemoryError,
 )
 from lychd_core.memory.index import MemoryIndex
@@ -37,7 +35,7 @@ from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
 from lychd_core.memory.sqlite_errors import store_errors
 from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
-from lychd_core.stores.admission import admit
+from lychd_core.stores.admission import admit, admit_tombstone
 from lychd_core.stores.paths import sqlite_identity
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
@@ -307,21 +305,13 @@ class SqliteMemoryStore:
                 "SELECT prior_digest, deleted_at, reason FROM tombstones WHERE memory_id = ? AND revision = ?",
                 (stone.memory_id, stone.revision),
             ).fetchone()
-            if held is not None:
-                if tuple(held) == (stone.prior_digest, stone.deleted_at, stone.reason):
-                    return False
-                raise RevisionConflictError(
-                    f"a different tombstone for memory {stone.memory_id!r} revision {stone.revision} is stored"
-                )
             same = conn.execute(
                 "SELECT digest FROM record_revisions WHERE memory_id = ? AND revision = ?",
                 (stone.memory_id, stone.revision),
             ).fetchone()
-            if same is not None and same[0] != stone.prior_digest:
-                raise TombstoneMismatchError(
-                    f"tombstone of memory {stone.memory_id!r} revision {stone.revision} names {stone.prior_digest}, "
-                    f"but the stored revision has digest {same[0]}"
-                )
+            stored = None if held is None else (held[0], int(held[1]), held[2])
+            if not admit_tombstone(stone, stored, None if same is None else same[0]):
+                return False
             self._insert_tombstone(stone)
         self._checkpoint()
         return True

@@ -14,6 +14,7 @@ from lychd_core.memory.codec import stored_record
 from lychd_core.memory.errors import ForgottenMemoryError, RevisionConflictError, TombstoneMismatchError
 from lychd_core.memory.lifecycle import check_successor
 from lychd_core.memory.records import MemoryRecord
+from lychd_core.memory.tombstones import Tombstone
 
 HeldDigest = Callable[[str, int], str | None]
 """``(memory_id, revision) -> digest`` of a stored (or already admitted) revision, or None."""
@@ -59,4 +60,24 @@ def admit(
                 f"memory {memory_id!r} revision {record.revision} is already stored with different content"
             )
     check_successor(previous, record)
+    return True
+
+
+def admit_tombstone(stone: Tombstone, held: tuple[str, int, str] | None, same_digest: str | None) -> bool:
+    """True to store ``stone``, False when the identical tombstone is already stored; raises otherwise.
+
+    ``held`` is the stored tombstone of the same id and revision as ``(prior_digest,
+    deleted_at, reason)``; ``same_digest`` the digest of the stored revision it forgets.
+    """
+    if held is not None:
+        if held == (stone.prior_digest, stone.deleted_at, stone.reason):
+            return False
+        raise RevisionConflictError(
+            f"a different tombstone for memory {stone.memory_id!r} revision {stone.revision} is stored"
+        )
+    if same_digest is not None and same_digest != stone.prior_digest:
+        raise TombstoneMismatchError(
+            f"tombstone of memory {stone.memory_id!r} revision {stone.revision} names {stone.prior_digest}, "
+            f"but the stored revision has digest {same_digest}"
+        )
     return True

@@ -27,7 +27,6 @@ from lychd_core.memory.errors import (
     RevisionConflictError,
     StoreClosedError,
     StoreConnectionError,
-    TombstoneMismatchError,
     UnknownMemoryError,
 )
 from lychd_core.memory.index import MemoryIndex
@@ -36,7 +35,7 @@ from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
 from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
-from lychd_core.stores.admission import admit
+from lychd_core.stores.admission import admit, admit_tombstone
 from lychd_core.stores.postgres.database import Database, lock_key, lock_space
 from lychd_core.stores.postgres.schema import prepare_schema
 
@@ -269,21 +268,13 @@ class PostgresMemoryStore:
                 "SELECT prior_digest, deleted_at, reason FROM tombstones WHERE memory_id = %s AND revision = %s",
                 (stone.memory_id, stone.revision),
             ).fetchone()
-            if held is not None:
-                if (held[0], int(held[1]), held[2]) == (stone.prior_digest, stone.deleted_at, stone.reason):
-                    return False
-                raise RevisionConflictError(
-                    f"a different tombstone for memory {stone.memory_id!r} revision {stone.revision} is stored"
-                )
             same = conn.execute(
                 "SELECT digest FROM record_revisions WHERE memory_id = %s AND revision = %s",
                 (stone.memory_id, stone.revision),
             ).fetchone()
-            if same is not None and same[0] != stone.prior_digest:
-                raise TombstoneMismatchError(
-                    f"tombstone of memory {stone.memory_id!r} revision {stone.revision} names {stone.prior_digest}, "
-                    f"but the stored revision has digest {same[0]}"
-                )
+            stored = None if held is None else (held[0], int(held[1]), held[2])
+            if not admit_tombstone(stone, stored, None if same is None else same[0]):
+                return False
             _insert_tombstone(conn, stone)
             return True
 
