@@ -16,26 +16,22 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from lychd_core.digests import sha256_digest
 from lychd_core.errors import MemoryStoreError
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.errors import (
     CorruptStoreError,
-    ForgottenMemoryError,
     StoreClosedError,
     StoreMissingError,
-    UnknownMemoryError,
 )
 from lychd_core.memory.index import MemoryIndex
-from lychd_core.memory.lifecycle import check_successor
 from lychd_core.memory.migrations import check_store_file, prepare
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
 from lychd_core.memory.sqlite_errors import store_errors
-from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
-from lychd_core.stores.admission import admit, admit_tombstone
+from lychd_core.memory.tombstones import ActiveView, Tombstone, replay
+from lychd_core.stores.admission import admit, admit_tombstone, check_digests, next_revision, tombstone_for
 from lychd_core.stores.paths import sqlite_identity
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
@@ -271,14 +267,7 @@ class SqliteMemoryStore:
         """Read the newest revision, apply ``change`` (e.g. ``lambda r: review(r, 9)``) and store the
         result, all in one write transaction so no other writer can interleave."""
         with self._write() as conn:
-            row = self._latest([memory_id]).get(memory_id)
-            if row is None:
-                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
-            previous = stored_record(row[2], row[1])
-            new = change(previous)
-            if not isinstance(new, MemoryRecord) or new.memory_id != memory_id:
-                raise MemoryStoreError(f"a transition of {memory_id!r} must return a revision of the same memory")
-            check_successor(previous, new)
+            new = next_revision(memory_id, self._latest([memory_id]).get(memory_id), change, str(self.path))
             conn.execute(
                 "INSERT INTO record_revisions (memory_id, revision, digest, observed, body) VALUES (?, ?, ?, ?, ?)",
                 stored_row(new),
@@ -289,11 +278,8 @@ class SqliteMemoryStore:
         """Tombstone the newest revision and delete every stored revision of the id (content is not kept)."""
         with self._write():
             row = self._latest([memory_id]).get(memory_id)
-            if row is None:
-                if self._stones([memory_id]):
-                    raise ForgottenMemoryError(f"memory {memory_id!r} is already forgotten")
-                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
-            stone = forget(stored_record(row[2], row[1]), reason, observation)
+            forgotten = row is None and bool(self._stones([memory_id]))
+            stone = tombstone_for(memory_id, row, forgotten, reason, observation, str(self.path))
             self._insert_tombstone(stone)
         self._checkpoint()
         return stone
@@ -376,7 +362,4 @@ class SqliteMemoryStore:
             rows = conn.execute("SELECT memory_id, revision, digest, body FROM record_revisions").fetchall()
         if result != ["ok"]:
             raise CorruptStoreError(f"memory store {self.path} fails integrity_check: {'; '.join(result[:5])}")
-        for memory_id, revision, digest, body in rows:
-            if sha256_digest(body.encode("utf-8")) != digest:
-                raise CorruptStoreError(f"memory {memory_id!r} revision {revision}: stored digest does not match")
-        return {"integrity": "ok", "revisions": len(rows)}
+        return {"integrity": "ok", "revisions": check_digests(rows)}

@@ -7,14 +7,22 @@ already stored is a no-op (adding is idempotent).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from lychd_core.digests import sha256_digest
+from lychd_core.errors import MemoryStoreError
 from lychd_core.memory.codec import stored_record
-from lychd_core.memory.errors import ForgottenMemoryError, RevisionConflictError, TombstoneMismatchError
+from lychd_core.memory.errors import (
+    CorruptStoreError,
+    ForgottenMemoryError,
+    RevisionConflictError,
+    TombstoneMismatchError,
+    UnknownMemoryError,
+)
 from lychd_core.memory.lifecycle import check_successor
 from lychd_core.memory.records import MemoryRecord
-from lychd_core.memory.tombstones import Tombstone
+from lychd_core.memory.tombstones import Tombstone, forget
 
 HeldDigest = Callable[[str, int], str | None]
 """``(memory_id, revision) -> digest`` of a stored (or already admitted) revision, or None."""
@@ -81,3 +89,38 @@ def admit_tombstone(stone: Tombstone, held: tuple[str, int, str] | None, same_di
             f"but the stored revision has digest {same_digest}"
         )
     return True
+
+
+def next_revision(
+    memory_id: str, newest: tuple[Any, ...] | None, change: Callable[[MemoryRecord], MemoryRecord], where: str
+) -> MemoryRecord:
+    """The checked successor ``change`` makes of the newest stored ``(revision, digest, body)`` row."""
+    if newest is None:
+        raise UnknownMemoryError(f"no memory {memory_id!r} in {where}")
+    previous = stored_record(newest[2], newest[1])
+    new = change(previous)
+    if not isinstance(new, MemoryRecord) or new.memory_id != memory_id:
+        raise MemoryStoreError(f"a transition of {memory_id!r} must return a revision of the same memory")
+    check_successor(previous, new)
+    return new
+
+
+def tombstone_for(
+    memory_id: str, newest: tuple[Any, ...] | None, forgotten: bool, reason: str, observation: int, where: str
+) -> Tombstone:
+    """The tombstone forgetting the newest stored row; ``forgotten`` says a tombstone of the id is stored."""
+    if newest is None:
+        if forgotten:
+            raise ForgottenMemoryError(f"memory {memory_id!r} is already forgotten")
+        raise UnknownMemoryError(f"no memory {memory_id!r} in {where}")
+    return forget(stored_record(newest[2], newest[1]), reason, observation)
+
+
+def check_digests(rows: Iterable[tuple[str, int, str, str]]) -> int:
+    """How many ``(memory_id, revision, digest, body)`` rows there are; raises on the first wrong digest."""
+    count = 0
+    for memory_id, revision, digest, body in rows:
+        if sha256_digest(body.encode("utf-8")) != digest:
+            raise CorruptStoreError(f"memory {memory_id!r} revision {revision}: stored digest does not match")
+        count += 1
+    return count

@@ -17,25 +17,20 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import errors as pg_errors
 
-from lychd_core.digests import sha256_digest
 from lychd_core.errors import LychdError, MemoryStoreError
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.errors import (
-    CorruptStoreError,
-    ForgottenMemoryError,
     RevisionConflictError,
     StoreClosedError,
     StoreConnectionError,
-    UnknownMemoryError,
 )
 from lychd_core.memory.index import MemoryIndex
-from lychd_core.memory.lifecycle import check_successor
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
-from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
-from lychd_core.stores.admission import admit, admit_tombstone
+from lychd_core.memory.tombstones import ActiveView, Tombstone, replay
+from lychd_core.stores.admission import admit, admit_tombstone, check_digests, next_revision, tombstone_for
 from lychd_core.stores.postgres.database import Database, lock_key, lock_space
 from lychd_core.stores.postgres.schema import prepare_schema
 
@@ -237,13 +232,7 @@ class PostgresMemoryStore:
 
         def body(conn: Conn) -> MemoryRecord:
             row = self._latest_rows(conn, [memory_id]).get(memory_id)
-            if row is None:
-                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
-            previous = stored_record(row[2], row[1])
-            new = change(previous)
-            if not isinstance(new, MemoryRecord) or new.memory_id != memory_id:
-                raise MemoryStoreError(f"a transition of {memory_id!r} must return a revision of the same memory")
-            check_successor(previous, new)
+            new = next_revision(memory_id, row, change, self.path)
             conn.execute(_INSERT, stored_row(new))
             return new
 
@@ -252,11 +241,8 @@ class PostgresMemoryStore:
     def forget(self, memory_id: str, reason: str, observation: int) -> Tombstone:
         def body(conn: Conn) -> Tombstone:
             row = self._latest_rows(conn, [memory_id]).get(memory_id)
-            if row is None:
-                if self._stone_rows(conn, [memory_id]):
-                    raise ForgottenMemoryError(f"memory {memory_id!r} is already forgotten")
-                raise UnknownMemoryError(f"no memory {memory_id!r} in {self.path}")
-            stone = forget(stored_record(row[2], row[1]), reason, observation)
+            forgotten = row is None and bool(self._stone_rows(conn, [memory_id]))
+            stone = tombstone_for(memory_id, row, forgotten, reason, observation, self.path)
             _insert_tombstone(conn, stone)
             return stone
 
@@ -314,10 +300,7 @@ class PostgresMemoryStore:
     def check(self) -> dict[str, Any]:
         """Every stored digest recomputed; raises :class:`CorruptStoreError` on any fault."""
         rows = self._read("check integrity", "SELECT memory_id, revision, digest, body FROM record_revisions")
-        for memory_id, revision, digest, body in rows:
-            if sha256_digest(body.encode("utf-8")) != digest:
-                raise CorruptStoreError(f"memory {memory_id!r} revision {revision}: stored digest does not match")
-        return {"integrity": "ok", "revisions": len(rows)}
+        return {"integrity": "ok", "revisions": check_digests(rows)}
 
 
 def _has_rows(conn: Conn, table: str) -> bool:
