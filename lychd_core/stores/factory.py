@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lychd_core.config import LychdConfig, StoreConfig
+from lychd_core.config import LychdConfig
 from lychd_core.errors import ConfigError, LychdError, MemoryStoreError
 from lychd_core.stores.paths import store_file
 from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
+from lychd_core.stores.settings import StoreConfig
 
 DEFAULT_SCHEMA = "lychd"
 DEFAULT_KEY_NAME = "cache.key"
