@@ -49,8 +49,9 @@ from lychd_core.history import Message, MessageGroup, check_continuation, compac
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan
 from lychd_core.privacy.gate import EgressGate
+from lychd_core.projection.alternate import structure_alternates
 from lychd_core.projection.materials import MaterialRef, Workspace
-from lychd_core.projection.projector import Projector
+from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.ranking import rank_floor, ranking_query
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
@@ -209,11 +210,12 @@ class ContextOrchestrator:
             early = {"query": len(query), "continuation": len(continuation_text)}
             reserve_required(bounds, early, -(-sum(early.values()) // cpt))
         facts: dict[str, JsonValue] = {}
-        floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts)
+        alternates: dict[str, Contribution] = {}  # verbatim block key -> its structure outline
+        floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts, alternates)
         seed = ranking_query(self.config, query, history, floor, floor_required)
         room = min(bounds.char_cap, bounds.budget.usable * cpt) - len(query) - len(continuation_text)
         room -= sum(len(block.text) for block, req in zip(floor, floor_required, strict=True) if req)
-        ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room)
+        ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room, alternates)
         floor, floor_required = [p.block for p in ranked.placements], [p.required for p in ranked.placements]
         nodes: list[ContextNode] = [
             floor_node(p.block, required=p.required, chars_per_token=cpt, relevance=p.relevance, group=p.group)
@@ -349,6 +351,7 @@ class ContextOrchestrator:
         codex: Sequence[MaterialRef | Block],
         karma: Sequence[Block],
         facts: dict[str, JsonValue],
+        alternates: dict[str, Contribution] | None = None,
     ) -> tuple[list[Block], list[bool], list[Unexplained]]:
         """Ordered floor blocks (layers 1-4), which are required, and what could not project."""
         for name, blocks, layer in (("identity", identity, Layer.IDENTITY), ("karma", karma, Layer.KARMA)):
@@ -359,7 +362,10 @@ class ContextOrchestrator:
         required = [True] * len(floor)
         not_nodes: list[Unexplained] = []
         refs = [item for item in codex if isinstance(item, MaterialRef)]
-        projected = iter(self.projector().project_many(refs) if refs else [])
+        contributions = self.projector().project_many(refs) if refs else []
+        if alternates is not None and self.config.ranking.profiles and self.config.ranking.resolutions:
+            alternates.update(structure_alternates(self.projector(), contributions))
+        projected = iter(contributions)
         for item in codex:
             if isinstance(item, Block):
                 if item.layer is not Layer.CODEX:

@@ -17,6 +17,7 @@ from lychd_core.digests import JsonValue
 from lychd_core.families import PluginFamily, RankingCandidate, RankingQuery
 from lychd_core.history import Message
 from lychd_core.ranking.engine import RankingReport, WeightedProfile, rank_or_fallback
+from lychd_core.ranking.fallback import verbatim_fallbacks
 from lychd_core.ranking.plan import plan_views, view_relevance
 from lychd_core.ranking.resolutions import checked_resolutions, offer_of, resolution_block
 from lychd_core.ranking.terms import terms
@@ -24,6 +25,7 @@ from lychd_core.registry import Registry
 
 if TYPE_CHECKING:
     from lychd_core.config import LychdConfig
+    from lychd_core.projection.projector import Contribution
 
 MAX_HISTORY_CHARS = 20_000
 """History seeds ranking through its newest messages, at most this many characters."""
@@ -86,9 +88,11 @@ def rank_floor(
     required: Sequence[bool],
     facts: Mapping[str, JsonValue],
     room: int,
+    alternates: Mapping[str, Contribution] | None = None,
 ) -> RankedFloor:
     """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
-    planned against ``room``, the characters optional material can use."""
+    planned against ``room``, the characters optional material can use. ``alternates``: a
+    verbatim block's key -> the structure projection of the same material, its fallback."""
     plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
     if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in plain):
         return RankedFloor(plain)  # nothing to rank: the pins are resolved where they are used
@@ -108,13 +112,21 @@ def rank_floor(
     if not report.ranked:
         return RankedFloor(plain, report)
     query_terms = frozenset(terms(query.text))
-    ranked_keys = [e.node_id for e in report.entries if report.relevance(e.node_id)]
+    # Every ranked candidate is planned, unscored ones last (in the report's order): the
+    # coarse map then also covers files the query does not name, as a repository map does.
+    ranked_keys = [e.node_id for e in report.entries]
     by_key = {item.block.key: item for item in plain}
     views: dict[str, list[Block]] = {}
     notes: list[str] = []
     for key in ranked_keys:
         block = by_key[key].block
-        extra = _resolutions(registry, block, facts.get(key), query_terms, notes) if config.ranking.resolutions else []
+        alternate = (alternates or {}).get(key)
+        if not config.ranking.resolutions:
+            extra = []
+        elif alternate is not None:
+            extra = verbatim_fallbacks(registry, block, alternate, query_terms, notes)
+        else:
+            extra = _resolutions(registry, block, facts.get(key), query_terms, notes)
         views[key] = [block, *extra]
     short: dict[int, tuple[int, int]] = {}
     sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
