@@ -25,7 +25,7 @@ from lychd_core.ranking.errors import (
     RankingQueryError,
     UnknownCandidateError,
 )
-from lychd_core.ranking.terms import path_terms, terms
+from lychd_core.ranking.terms import bound_word_cache, path_terms, terms
 
 MAX_REASON_CHARS = 300
 
@@ -140,6 +140,16 @@ def rank(
     profiles: Sequence[WeightedProfile], query: RankingQuery, candidates: Sequence[RankingCandidate]
 ) -> RankingReport:
     """Rank ``candidates``; raises a ``RankingError`` when a profile misbehaves or the query is empty."""
+    # The profiles and this combination build many acyclic objects per candidate; a full
+    # cyclic collection in between would re-walk every one built so far (superlinear).
+    bound_word_cache()
+    with cyclic_gc_paused():
+        return _rank(profiles, query, candidates)
+
+
+def _rank(
+    profiles: Sequence[WeightedProfile], query: RankingQuery, candidates: Sequence[RankingCandidate]
+) -> RankingReport:
     pins = tuple((p.pin, p.weight) for p in profiles)
     if not query.text.strip():
         raise RankingQueryError("the query is empty or whitespace; nothing to rank against")
@@ -151,8 +161,7 @@ def rank(
     reasons: dict[str, dict[str, str]] = {c.node_id: {} for c in frozen}
     for weighted in profiles:
         try:
-            with cyclic_gc_paused():  # profiles build many acyclic objects; full collections would re-walk them
-                raw = weighted.profile.rank(query, frozen, weighted.options)
+            raw = weighted.profile.rank(query, frozen, weighted.options)
         except RankingError:
             raise
         except Exception as exc:  # a third-party profile: anything it raises is its failure, reported
@@ -166,12 +175,18 @@ def rank(
     total_weight = sum(p.weight for p in profiles) or 1
     query_terms = frozenset(terms(query.text))
     rows = []
+    rest: list[str] = []
     for candidate in frozen:
         parts = components[candidate.node_id]
         combined = sum(parts[p.pin] * p.weight for p in profiles) // total_weight
         named = named_in_query(candidate.path, query_terms)
-        rows.append((-combined, not named, candidate.node_id, candidate, combined, named))
+        if combined or named:
+            rows.append((-combined, not named, candidate.node_id, candidate, combined, named))
+        else:  # the usual majority: ordered by node id alone, a plain string sort
+            rest.append(candidate.node_id)
     rows.sort(key=lambda row: row[:3])
+    rest.sort()
+    rows.extend((0, True, node_id, known[node_id], 0, False) for node_id in rest)
     entries = tuple(
         RankedCandidate(
             candidate.node_id,

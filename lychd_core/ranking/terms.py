@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from itertools import chain
 
 WORD = re.compile(r"[^\W\d]\w*", re.UNICODE)
@@ -48,7 +48,11 @@ def singular(term: str) -> str:
     return term
 
 
-@lru_cache(maxsize=1 << 16)
+MAX_CACHED_WORDS = 1 << 18
+"""The memo of :func:`word_terms` is emptied past this many words (see :func:`bound_word_cache`)."""
+
+
+@cache  # unbounded: a hit is one dict lookup, without the relinking a bounded LRU does
 def word_terms(word: str) -> tuple[str, ...]:
     """The whole word (lower-cased) and its parts, stop words and one-letter parts dropped,
     plurals folded. Memoized: identifiers repeat across a repository."""
@@ -62,6 +66,13 @@ def word_terms(word: str) -> tuple[str, ...]:
             if len(part) >= MIN_TERM and part not in STOP_WORDS and part != whole:
                 found.append(singular(part))
     return tuple(found)
+
+
+def bound_word_cache() -> None:
+    """Empty the :func:`word_terms` memo once it holds more than ``MAX_CACHED_WORDS`` words
+    (called once per ranking, so a long-lived process does not grow without bound)."""
+    if word_terms.cache_info().currsize > MAX_CACHED_WORDS:
+        word_terms.cache_clear()
 
 
 def terms(text: str) -> list[str]:

@@ -67,12 +67,14 @@ class LexicalProfile:
         postings: dict[str, list[tuple[int, int]]] = {term: [] for term in weights}
         lengths: dict[int, int] = {}
         for index, candidate in enumerate(candidates):
-            counts = Counter(document_terms(candidate, opts.path_weight))
-            shared = weights.keys() & counts.keys()
-            if shared:
-                lengths[index] = sum(counts.values())
-            for term in shared:
-                postings[term].append((index, counts[term]))
+            found = document_terms(candidate, opts.path_weight)
+            # Count only the query's terms: a Counter of every term would build one hash
+            # table per file, whose cost grows with the vocabulary, not just the file.
+            counts = Counter([term for term in found if term in weights])
+            if counts:
+                lengths[index] = len(found)
+            for term, count in counts.items():
+                postings[term].append((index, count))
         if not lengths:
             return {}
         # Statistics over the candidates sharing a query term only: a file unrelated to the
