@@ -4,10 +4,18 @@ Runs the same selection as ``lychd assemble`` (``ContextOrchestrator.assemble`` 
 files of ``--material``, walked like the CLI walks them) on the cases of
 ``../shared/bench/relevance`` with ``profiles/default.toml``, each budget's char cap set
 to 3 x tokens as ``run.py`` does. Writes one JSON line per case and budget in
-``run.py``'s format (``run.py --summarize`` reads it beside the peers' files). The
-projection cache is warm (filled once per case, untimed), so ``time_s`` is the
-assembly itself; with ``--compare-unranked`` every run is repeated with
-``[ranking]`` emptied and the ratio of the medians is printed (goal <= 1.5).
+``run.py``'s format (``run.py --summarize`` reads it beside the peers' files).
+
+What it measures is what ``run.py`` measures: the same profile with only
+``governors.char_cap`` changed, the same walk of the package directory, the same query
+text and the same gold-file matching (a gold file counts when any node
+``L2:codex:<path>:...`` is selected). Checked run by run: on the first 4 cases of each
+repository x 3 budgets, recall and the number of selected files were identical in all
+36 runs. What differs is only the timing: here the projection cache is warm (filled
+once per case, untimed) and ``time_s`` is the assembly alone, without interpreter
+start-up, imports or projection. Official figures and times come from ``run.py``.
+With ``--compare-unranked`` every run is repeated with ``[ranking]`` emptied and the
+ratio of the medians is printed.
 
 Run: python benchmarks/bench_relevance.py --out results.jsonl [--limit N] [--compare-unranked]
 """
