@@ -157,8 +157,7 @@ def _rank(
     if len(known) != len(candidates):
         raise RankingError("candidate node ids must be unique")
     frozen = tuple(candidates)
-    components: dict[str, dict[str, int]] = {c.node_id: {} for c in frozen}
-    reasons: dict[str, dict[str, str]] = {c.node_id: {} for c in frozen}
+    checked: list[tuple[WeightedProfile, dict[str, Score]]] = []
     for weighted in profiles:
         try:
             raw = weighted.profile.rank(query, frozen, weighted.options)
@@ -166,39 +165,40 @@ def _rank(
             raise
         except Exception as exc:  # a third-party profile: anything it raises is its failure, reported
             raise RankingProfileFailed(f"{weighted.pin} raised {type(exc).__name__}: {exc}") from exc
-        scores = check_scores(weighted.pin, raw, known)
-        for node_id in components:
-            score = scores.get(node_id)
-            components[node_id][weighted.pin] = 0 if score is None else score.value
-            if score is not None and score.reason and score.value:
-                reasons[node_id][weighted.pin] = score.reason
+        checked.append((weighted, check_scores(weighted.pin, raw, known)))
     total_weight = sum(p.weight for p in profiles) or 1
     query_terms = frozenset(terms(query.text))
-    rows = []
-    rest: list[str] = []
-    for candidate in frozen:
-        parts = components[candidate.node_id]
-        combined = sum(parts[p.pin] * p.weight for p in profiles) // total_weight
+    # One pass per candidate, touching only its own scores: no table of every candidate's
+    # parts to look up again (at 10k files such tables cost more per file than at 1k).
+    rows: list[tuple[int, bool, str, int]] = []
+    rest: list[int] = []
+    parts_of: list[tuple[dict[str, int], dict[str, str], int, bool]] = []
+    for index, candidate in enumerate(frozen):
+        parts: dict[str, int] = {}
+        why: dict[str, str] = {}
+        weighted_sum = 0
+        for weighted, scores in checked:
+            score = scores.get(candidate.node_id)
+            value = 0 if score is None else score.value
+            parts[weighted.pin] = value
+            weighted_sum += value * weighted.weight
+            if value and score is not None and score.reason:
+                why[weighted.pin] = score.reason
+        combined = weighted_sum // total_weight
         named = named_in_query(candidate.path, query_terms)
+        parts_of.append((parts, why, combined, named))
         if combined or named:
-            rows.append((-combined, not named, candidate.node_id, candidate, combined, named))
+            rows.append((-combined, not named, candidate.node_id, index))
         else:  # the usual majority: ordered by node id alone, a plain string sort
-            rest.append(candidate.node_id)
-    rows.sort(key=lambda row: row[:3])
-    rest.sort()
-    rows.extend((0, True, node_id, known[node_id], 0, False) for node_id in rest)
-    entries = tuple(
-        RankedCandidate(
-            candidate.node_id,
-            candidate.path,
-            position,
-            combined,
-            components[candidate.node_id],
-            reasons[candidate.node_id],
-            named,
-        )
-        for position, (_, _, _, candidate, combined, named) in enumerate(rows, start=1)
-    )
+            rest.append(index)
+    rows.sort()
+    rest.sort(key=lambda index: frozen[index].node_id)
+    entries_list = []
+    for position, index in enumerate([row[3] for row in rows] + rest, start=1):
+        parts, why, combined, named = parts_of[index]
+        candidate = frozen[index]
+        entries_list.append(RankedCandidate(candidate.node_id, candidate.path, position, combined, parts, why, named))
+    entries = tuple(entries_list)
     if not any(entry.score for entry in entries):
         return RankingReport(pins, entries, "no query term matched any candidate; the unranked order is kept")
     return RankingReport(pins, entries)

@@ -29,7 +29,6 @@ def module_names(path: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class SymbolIndex:
     paths: tuple[str, ...]
-    defines: tuple[frozenset[str], ...]
     edges: tuple[dict[int, tuple[int, str]], ...]
     """Per source file: target -> (integer weight, one name that links them)."""
     definers: dict[str, tuple[int, ...]]
@@ -37,26 +36,28 @@ class SymbolIndex:
     @classmethod
     def of(cls, candidates: tuple[RankingCandidate, ...], max_definers: int) -> SymbolIndex:
         paths = tuple(c.path for c in candidates)
-        defines: list[frozenset[str]] = []
+        definers: dict[str, list[int]] = {}
         references: list[list[str]] = []
-        imports: list[list[tuple[int, str]]] = []
-        for candidate in candidates:
+        imports: list[list[tuple[str, str]]] = []  # (as written, resolved dotted module)
+        for position, candidate in enumerate(candidates):
             facts: dict[str, object] = candidate.facts if isinstance(candidate.facts, dict) else {}
             found = facts.get("symbols")
             symbols: dict[str, object] = found if isinstance(found, dict) else {}
-            defines.append(frozenset(_strings(symbols.get("defines"))))
-            references.append(_strings(symbols.get("references")))
-            imports.append(_imports(facts.get("imports")))
-        definers: dict[str, list[int]] = {}
-        for position, names in enumerate(defines):
-            for name in names:
+            for name in set(_strings(symbols.get("defines"))):
                 if len(name) >= 3 and not name.startswith("__"):
                     definers.setdefault(name, []).append(position)
+            references.append(_strings(symbols.get("references")))
+            written = _imports(facts.get("imports"))
+            imports.append([(module, _target(paths[position], level, module)) for level, module in written])
         usable = {name: tuple(found) for name, found in definers.items() if len(found) <= max_definers}
+        # Only the module names some file imports are indexed (not every dotted suffix of every path).
+        wanted = {resolved for found in imports for _, resolved in found}
         modules: dict[str, list[int]] = {}
-        for position, path in enumerate(paths):
-            for module in module_names(path):
-                modules.setdefault(module, []).append(position)
+        if wanted:
+            for position, path in enumerate(paths):
+                for module in module_names(path):
+                    if module in wanted:
+                        modules.setdefault(module, []).append(position)
         edges: list[dict[int, tuple[int, str]]] = []
         for position, used in enumerate(references):
             out: dict[int, tuple[int, str]] = {}
@@ -65,13 +66,13 @@ class SymbolIndex:
                     if target != position:
                         weight, first = out.get(target, (0, name))
                         out[target] = (weight + 12 // len(usable[name]), first)
-            for level, module in imports[position]:
-                for target in _resolve(paths[position], level, module, modules):
+            for module, resolved in imports[position]:
+                for target in modules.get(resolved, ()):
                     if target != position:
                         weight, first = out.get(target, (0, f"import {module or '.'}"))
                         out[target] = (weight + 24, first)
             edges.append(out)
-        return cls(paths, tuple(defines), tuple(edges), usable)
+        return cls(paths, tuple(edges), usable)
 
 
 def _imports(value: object) -> list[tuple[int, str]]:
@@ -93,13 +94,14 @@ def _imports(value: object) -> list[tuple[int, str]]:
     return found
 
 
-def _resolve(path: str, level: int, module: str, modules: dict[str, list[int]]) -> list[int]:
+def _target(path: str, level: int, module: str) -> str:
+    """The dotted module an import in ``path`` names (a relative one resolved against its package)."""
     if level:
         package = path.split("/")[:-1]
         base = package[: len(package) - (level - 1)] if level > 1 else package
         dotted = ".".join([*base[-2:], module] if module else base[-2:])
         module = dotted.strip(".")
-    return modules.get(module, [])
+    return module
 
 
 def seeds_of(index: SymbolIndex, query: RankingQuery) -> tuple[dict[int, int], dict[int, str]]:
