@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile import example_records, run_batch, run_subprocess, workspace, write
+from tests.support.hostile import distribution, example_records, run_batch, run_subprocess, workspace, write
 
 
 @pytest.fixture
@@ -98,15 +98,6 @@ def test_importing_the_main_module_does_not_run_the_command() -> None:
 
 
 # --- third-party plugin distributions with real entry points --------------------------------
-
-
-def distribution(site: Path, name: str, entry_point: str, module: str, source: str) -> None:
-    """A minimal installed distribution: ``<name>-1.0.dist-info`` plus its hook module."""
-    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[lychd]\n{entry_point} = {module}\n")
-    (site / f"{module}.py").write_text(source)
 
 
 ROLE_POLICY_SOURCE = """

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -253,7 +253,10 @@ class Projector:
     def project_many(
         self, refs: Sequence[MaterialRef], processes: int = 1, progress: Progress | None = None
     ) -> list[Contribution]:
-        """Project ``refs``, results in the same order; ``processes`` > 1 runs profiles in a process pool.
+        """Project ``refs``, results in the same order; profiles run in ``processes`` worker processes.
+
+        Each profile call is time-limited (``[projection] time_limit_seconds``): past it, its
+        worker is killed and the material is unavailable (a required one raises).
 
         While workers project, this process reads and verifies the next references; a slow
         material never holds the others back. ``progress`` is called with 1 as each reference
@@ -262,12 +265,12 @@ class Projector:
         if processes < 1:
             raise ConfigError(f"processes must be at least 1, got {processes}")
         _ = self.media_table  # a declaration conflict refuses the whole run, not each file
-        window = 1 if processes == 1 else 4 * processes
+        window = 2 if processes == 1 else 4 * processes  # one queued job: read the next file while one projects
         results: list[Contribution | None] = [None] * len(refs)
         running: dict[Future[Checked], tuple[int, Job]] = {}
         fresh: list[tuple[CacheKey, Projected, bytes]] = []
         try:
-            with JobRunner(self.registry, processes) as runner:
+            with JobRunner(self.registry, processes, self.config.projection.time_limit_seconds) as runner:
                 for index, ref in enumerate(refs):
                     prepared = self.prepare(ref)
                     if isinstance(prepared, Contribution):
@@ -293,7 +296,7 @@ class Projector:
         progress: Progress | None,
     ) -> None:
         """Finish whichever jobs are done (at least one), in any order."""
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        done = runner.wait(running)
         for future in done:
             index, job = running.pop(future)
             outcome = runner.outcome(future)
