@@ -153,6 +153,18 @@ def test_a_plugin_that_exits_while_loading_is_a_typed_error(statement: str, tmp_
     assert code == 1 and "PluginLoadError" in err and "acme-exit" in err
 
 
+@pytest.mark.parametrize("body", ["while True:\n    pass", "import time\ntime.sleep(3600)"])
+def test_a_plugin_whose_import_hangs_is_stopped_at_the_limit(body: str, tmp_path: Path) -> None:
+    distribution(tmp_path / "site", "acme-slow", "acme-slow", "acme_slow", body + "\n")
+    default = str(Path(__file__).parents[1] / "profiles" / "default.toml")
+    cases = [["plugins", "--json"], ["config", "validate", default]]
+    outcomes = run_batch(cases, env={"PYTHONPATH": str(tmp_path / "site"), "LYCHD_PLUGIN_CALL_SECONDS": "1"})
+    for outcome in outcomes:
+        assert outcome.code == 1 and "PluginTimeoutError" in outcome.err, outcome.err
+        assert "importing plugin 'acme-slow' (acme_slow)" in outcome.err and "acme-slow 1.0" in outcome.err
+        assert "did not finish within 1 s" in outcome.err and outcome.seconds < 15
+
+
 def test_an_entry_point_named_like_a_first_party_one_is_a_duplicate(tmp_path: Path) -> None:
     distribution(tmp_path / "site", "acme-roles", "roles", "acme_roles", "")
     default = str(Path(__file__).parents[1] / "profiles" / "default.toml")
