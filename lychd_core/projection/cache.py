@@ -35,6 +35,7 @@ from lychd_core.projection.cache_entries import (
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
+from lychd_core.stores.readonly import connect_read_only, writable
 
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
@@ -89,6 +90,8 @@ class ProjectionCache:
         self._pid = 0
         self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
+        self.read_only = False
+        """True once opened from a file this process cannot write: hits are served, nothing is stored."""
 
     def __repr__(self) -> str:
         return f"ProjectionCache({str(self.path)!r})"
@@ -107,6 +110,8 @@ class ProjectionCache:
         self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
         if self._check_ours():
             self._create()
+        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see stores/readonly.py
+            return self._open_read_only()
         try:
             connection = self._open()
         except sqlite3.DatabaseError as exc:
@@ -165,6 +170,22 @@ class ProjectionCache:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 with suppress(FileNotFoundError):
                     scratch.with_name(scratch.name + suffix).unlink()
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        try:
+            connection = connect_read_only(self.path, BUSY_TIMEOUT_MS / 1000)
+            identity = self._identity(connection)
+        except sqlite3.Error as exc:
+            raise ProjectionCacheError(f"read-only projection cache {self.path} cannot be read: {exc}") from None
+        if identity != (APPLICATION_ID, SCHEMA_VERSION):
+            connection.close()
+            raise ProjectionCacheError(
+                f"projection cache {self.path} has schema {identity[1]} (this lychd uses {SCHEMA_VERSION}) and is "
+                "read-only for this user; open it once as a user who may write it, or run with --no-cache"
+            )
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
 
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -284,8 +305,11 @@ class ProjectionCache:
         if not rows:
             return
         with self._lock:
+            connection = self._connect()
+            if self.read_only:
+                return  # a read-only cache serves its hits; new outcomes are simply not remembered
             try:
-                self._write(self._connect(), sql, rows)
+                self._write(connection, sql, rows)
             except sqlite3.OperationalError as exc:  # locked past the busy timeout, disk full, read-only
                 raise ProjectionCacheError(f"projection cache {self.path} cannot be written: {exc}") from None
             except sqlite3.DatabaseError:  # the file is damaged: start a fresh one, once
