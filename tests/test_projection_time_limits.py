@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,33 @@ def test_a_stuck_profile_is_stopped_and_the_others_project(processes: int, tmp_p
         assert result.unavailable is not None and STOPPED in result.unavailable
         assert "acme.stuck@1" in result.unavailable and "time_limit_seconds" in result.unavailable
     assert results[4].block is not None and results[4].block.text == "ok\n4\n"
+
+
+@dataclass
+class PidProfile:
+    """Reports the process it ran in; ``time_bounded`` as given."""
+
+    time_bounded: object
+    name: str = "acme.stuck"
+    revision: int = 1
+    options_model: type[BaseModel] = NoOptions
+    media_types: frozenset[str] = frozenset({"text/csv"})
+    parser_version: str = "pid 1"
+
+    def project(self, source: SourceMaterial, options: BaseModel) -> Projected:
+        return Projected(text=str(os.getpid()))
+
+
+@pytest.mark.parametrize(("declared", "processes", "here"), [(True, 1, True), (True, 2, False), ("yes", 1, False)])
+def test_only_a_self_bounded_profile_runs_in_the_caller(
+    declared: object, processes: int, here: bool, tmp_path: Path
+) -> None:
+    base = default_config().model_dump(mode="json")
+    base["projection"]["rules"]["text/csv"] = {"profile": "acme.stuck", "revision": 1}
+    registry = registry_from([(PluginFamily.PROJECTION_PROFILE, PidProfile(declared))])
+    projector = Projector(parse_config(base), registry, Workspace(tmp_path))
+    [result] = projector.project_many(materials(tmp_path, ["ok"]), processes=processes)
+    assert result.block is not None and (result.block.text == str(os.getpid())) is here
 
 
 def test_a_stuck_required_material_refuses(tmp_path: Path) -> None:

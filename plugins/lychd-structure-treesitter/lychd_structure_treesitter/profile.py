@@ -24,6 +24,7 @@ class TreeSitterProfile:
 
     revision = 1
     options_model = StructureTreeSitterOptions
+    time_bounded = True  # an explicit-stack parser and bounded walks; see the hostile-input tests
 
     def __init__(
         self, name: str, specs: Mapping[str, LanguageSpec], file_media_types: Mapping[str, str] | None = None
