@@ -126,6 +126,26 @@ def test_writes_are_typed_refusals_and_touch_nothing(ws: Path, tmp_path: Path) -
     assert snapshot(ws) == before
 
 
+def test_a_read_only_workspace_without_state_still_projects_and_assembles(tmp_path: Path) -> None:
+    root = workspace(tmp_path / "bare")
+    make_read_only(root)
+    tmp_path.chmod(0o755)
+    try:
+        before = snapshot(root)
+        w = ["--workspace", str(root)]
+        outcome = lychd(["project", *w, "--json", "."])
+        status = {item["path"]: item["status"] for item in json.loads(outcome.out)["items"]}
+        assert outcome.code == 0 and status == {"README.md": "projected", "src/app.py": "projected"}, outcome.err
+        outcome = lychd(["assemble", *w, "--query", "greet", "--material", "src/app.py", "--json"])
+        assert outcome.code == 0 and "def greet" in outcome.out, outcome.err
+        outcome = lychd(["memory", "stats", *w])
+        assert outcome.code == 1 and "StoreMissingError" in outcome.err
+        assert snapshot(root) == before and not (root / ".lychd").exists()
+    finally:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o700 if path.is_dir() else 0o600)
+
+
 # --- the same, in-process, over arbitrary stores -----------------------------------------
 
 RECORDS = load_records_file(EXAMPLES / "memory.json")
@@ -175,3 +195,18 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
     assert reader.get(other) is None
     reader.close()
     assert snapshot(tmp_path) == files
+
+
+def test_a_cache_that_cannot_be_created_is_an_empty_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lychd_core.families import Projected
+    from lychd_core.projection import cache as cache_module
+    from lychd_core.projection.cache_entries import CacheKey
+
+    key = CacheKey("sha256:" + "0" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
+    monkeypatch.setattr(cache_module, "creatable", lambda _path: False)
+    cache = ProjectionCache(tmp_path / "state" / "projections.sqlite3")
+    assert cache.get(key) is None and cache.read_only
+    cache.put(key, Projected("text"), b"null")
+    assert cache.get(key) is None and cache.count() == 0
+    cache.close()
+    assert list(tmp_path.iterdir()) == []

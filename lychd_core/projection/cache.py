@@ -35,7 +35,7 @@ from lychd_core.projection.cache_entries import (
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
-from lychd_core.stores.readonly import connect_read_only, writable
+from lychd_core.stores.readonly import connect_read_only, creatable, writable
 
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
@@ -107,6 +107,8 @@ class ProjectionCache:
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None and self._pid == os.getpid():
             return self._connection
+        if not self.path.exists() and not creatable(self.path):  # a read-only workspace: run without a cache
+            return self._stand_in()
         self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
         if self._check_ours():
             self._create()
@@ -170,6 +172,15 @@ class ProjectionCache:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 with suppress(FileNotFoundError):
                     scratch.with_name(scratch.name + suffix).unlink()
+
+    def _stand_in(self) -> sqlite3.Connection:
+        """An empty cache in memory for a cache that cannot be created: every lookup misses, nothing is kept."""
+        connection = sqlite3.connect(":memory:", isolation_level=None)
+        for statement in _CREATE:
+            connection.execute(statement)
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
 
     def _open_read_only(self) -> sqlite3.Connection:
         try:
@@ -285,6 +296,8 @@ class ProjectionCache:
 
     def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
+        if not decisions or self._keeps_nothing():
+            return
         rows = [
             media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
             for digest, name, pinned, decision in decisions
@@ -298,18 +311,23 @@ class ProjectionCache:
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""
+        if not entries or self._keeps_nothing():
+            return
         rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
         self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def _keeps_nothing(self) -> bool:
+        """True for a read-only cache (or none at all): new outcomes are simply not remembered."""
+        with self._lock:
+            self._connect()
+            return self.read_only
 
     def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
         with self._lock:
-            connection = self._connect()
-            if self.read_only:
-                return  # a read-only cache serves its hits; new outcomes are simply not remembered
             try:
-                self._write(connection, sql, rows)
+                self._write(self._connect(), sql, rows)
             except sqlite3.OperationalError as exc:  # locked past the busy timeout, disk full, read-only
                 raise ProjectionCacheError(f"projection cache {self.path} cannot be written: {exc}") from None
             except sqlite3.DatabaseError:  # the file is damaged: start a fresh one, once

@@ -26,6 +26,14 @@ def writable(path: Path) -> bool:
     )
 
 
+def creatable(path: Path) -> bool:
+    """Whether ``path`` could be created: its nearest existing ancestor folder is writable."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
 def connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     """A connection that never writes ``path`` or creates anything beside it."""
     with_wal = all(path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-shm"))
