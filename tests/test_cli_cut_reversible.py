@@ -38,7 +38,8 @@ def workspace(tmp_path: Path) -> dict[str, str]:
     plan = (FIXTURES / "plan.toml").read_text().replace('"versions"]', '"versions", "owner-identity"]')
     (tmp_path / "plan.toml").write_text(plan + 'reversible_categories = ["owner"]\n')
     (tmp_path / "schema.json").write_text(SCHEMA.model_dump_json())
-    return {"root": str(tmp_path), "report": str(report), "config": str(tmp_path / "lychd.toml"), "schema": str(tmp_path / "schema.json")}
+    files = {"config": str(tmp_path / "lychd.toml"), "schema": str(tmp_path / "schema.json")}
+    return {"root": str(tmp_path), "report": str(report)} | files
 
 
 def prepare(capsys: pytest.CaptureFixture[str], ws: dict[str, str], *extra: str) -> tuple[int, str, str]:
@@ -91,7 +92,8 @@ def test_reversible_prepare_refuses_without_lease_inputs_or_durability(
     capsys: pytest.CaptureFixture[str], workspace: dict[str, str]
 ) -> None:
     code, _, err = run(
-        capsys, "cut", "prepare", workspace["report"], "--workspace", workspace["root"], "--config", workspace["config"],
+        capsys, "cut", "prepare", workspace["report"], "--workspace", workspace["root"],
+        "--config", workspace["config"],
         "--plan", str(Path(workspace["root"]) / "plan.toml"), "--vocabulary", str(FIXTURES / "vocabulary.toml"),
         "--owner", OWNER, "--now", str(NOW),
     )  # fmt: skip

@@ -15,8 +15,15 @@ from lychd_core.config import LychdConfig
 from lychd_core.errors import LychdError
 from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, SealAuthority, TransformationReceipt
 from lychd_core.privacy.reversible import PreparedReversibleCut, ReversibleCutProfile, prepare_reversible_cut
-from lychd_core.privacy.vault import RehydrationSchema, Vault
+from lychd_core.privacy.vault import HardeningReport, RehydrationSchema, Vault, harden_process
 from lychd_core.privacy.vault.lease import LeaseTerms
+
+
+def vault_hardening(config: LychdConfig) -> HardeningReport:
+    """This process's hardening report, with ``mlockall`` when the pinned profile's options ask for it."""
+    pin = config.privacy_profile
+    lock_all = pin is not None and pin.options.get("lock_all_memory") is True
+    return harden_process(lock_all_memory=lock_all)
 
 
 class LeaseInputError(LychdError, ValueError):
@@ -79,7 +86,7 @@ def prepare_with_lease(
     path, keys = config.stores.path_of(config.stores.vault, root), config.stores.path_of(config.stores.vault_keys, root)
     clock = (lambda: now) if args.now is not None else (lambda: int(time.time()))
     cut_profile: ReversibleCutProfile = profile
-    with Vault.open(path, keys, clock=clock) as vault:
+    with Vault.open(path, keys, clock=clock, hardening=vault_hardening(config)) as vault:
         return prepare_reversible_cut(
             cut_profile, source, plan, vocabulary, options, SealAuthority(), vault, terms,
             now=now, chain=chain, origin_digest=origin,

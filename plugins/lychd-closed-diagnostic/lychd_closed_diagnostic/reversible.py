@@ -48,6 +48,11 @@ class ReversibleOptions(ClosedDiagnosticOptions):
     retention_seconds: int = Field(
         default=86_400, gt=0, strict=True, description="Longest a rehydrated result may be kept."
     )
+    lock_all_memory: bool = Field(
+        default=False,
+        description="Vault hardening: mlockall(MCL_CURRENT|MCL_FUTURE) the whole process that holds plaintext; "
+        "fails closed without CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK.",
+    )
 
 
 class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
