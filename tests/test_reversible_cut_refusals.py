@@ -3,6 +3,7 @@ any reversible candidate that is not exactly the source with one token per owner
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,12 @@ from typing import Any
 import pytest
 from lychd_closed_diagnostic import PROFILE, REVERSIBLE_PROFILE
 
+from lychd_core.digests import canonical_json
 from lychd_core.privacy import CutReason, CutRefused, PrivacyCut, SealAuthority, verify_cut
 from lychd_core.privacy.prepare import prepare_cut
 from lychd_core.privacy.pseudonyms import ReversalSpec
-from lychd_core.privacy.vault import DurabilityRefused, NonceReuseError, Vault
+from lychd_core.privacy.vault import DurabilityRefused, LeaseStateError, NonceReuseError, SensitiveValue, Vault
+from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens
 from tests.support.cuts import NOW, OPTIONS, OWNER, VOCABULARY, plan_for, projection_of, record_text, report_projection
 from tests.support.reversible import OPTIONS as REVERSIBLE_OPTIONS
 from tests.support.reversible import open_vault, prepare_reversible, slot_tokens, terms
@@ -131,3 +134,24 @@ def test_the_verifier_rejects_every_reversible_candidate_that_is_not_the_exact_t
     assert _verify(prepared, [text], None).reason is CutReason.LOST_UTILITY  # an irreversible cut loses the owner
     unnamed = _verify(prepared, [text], None, semantic_invariants=("dependencies",))
     assert unnamed.reason is CutReason.RECONSTRUCTION_MISMATCH  # tokens, but no lease named
+
+
+def test_the_vault_leases_only_the_cut_sealed_around_its_own_tokens(tmp_path: Path) -> None:
+    with open_vault(tmp_path) as vault:
+        first = prepare_reversible(vault, report_projection())
+        cut, verification = first.prepared.cut, first.prepared.verification
+        values = [SensitiveValue(category="owner", value=OWNER)]
+        text = canonical_json(first.prepared.candidate.to_json()).decode()
+
+        def foreign(issued: IssuedTokens) -> BoundCut:
+            return BoundCut(cut, verification, first.prepared.source.label, text)
+
+        def other_candidate(issued: IssuedTokens) -> BoundCut:
+            renamed = dataclasses.replace(cut, lease_id=issued.lease_id, token_namespace=issued.namespace)
+            return BoundCut(renamed, verification, first.prepared.source.label, text.replace("3.1.3", "3.1.2"))
+
+        for bind, message in ((foreign, "not bound to lease"), (other_candidate, "not the one cut")):
+            with pytest.raises(LeaseStateError, match=message):
+                vault.create_cut_lease(terms(), values, bind)
+        assert sum(vault.counts().values()) == 1  # only the first, honest lease
+        assert vault.keys.lease_ids() - vault.pooled_ids == {first.lease_id}

@@ -32,12 +32,11 @@ from lychd_core.privacy.vault.errors import (
     VaultStoreError,
 )
 from lychd_core.privacy.vault.hardening import HardeningReport, harden_process
-from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens
+from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens, request_for_cut
 from lychd_core.privacy.vault.keystore import KeyStore
 from lychd_core.privacy.vault.lease import (
     TERMINAL,
     ClaimRequest,
-    CutBinding,
     LeaseGrant,
     LeaseRequest,
     LeaseState,
@@ -197,17 +196,7 @@ class Vault:
 
         def build(issued: IssuedTokens) -> tuple[LeaseRequest, str]:
             bound = bind(issued)
-            cut = bound.cut
-            if (cut.lease_id, cut.token_namespace) != (issued.lease_id, issued.namespace):
-                raise LeaseStateError(f"cut {cut.event_id} is not bound to lease {issued.lease_id} and its namespace")
-            if cut.candidate_digest != text_digest(bound.candidate):
-                raise LeaseStateError(f"the candidate given is not the one cut {cut.event_id} sealed")
-            binding = CutBinding.from_cut(
-                cut, bound.verification, bound.source_label, source_expires_at=bound.source_expires_at
-            )
-            request = terms.bind(binding)
-            durable_expiry(request, now)
-            return request, bound.candidate
+            return request_for_cut(terms, issued, bound, now), bound.candidate
 
         return self._issue(values, build)
 
