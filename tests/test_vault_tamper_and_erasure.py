@@ -154,3 +154,16 @@ def test_after_purge_no_wrapped_dek_or_map_bytes_remain_in_the_database_wal_or_j
         assert _blob(vault, "wrapped_dek", kept) in files[vault.path.name]  # the check can see a live key
         for wrapped, cipher in erased:
             assert all(wrapped not in data and cipher not in data for data in files.values())
+
+
+@pytest.mark.parametrize("truncate", [False, True])
+def test_truncate_wal_on_erasure_closes_the_window_before_purge(tmp_path: Path, truncate: bool) -> None:
+    with open_vault(tmp_path, truncate_wal_on_erasure=truncate) as vault:
+        lease_id, claim, returned = _claimed(vault)
+        wrapped = _blob(vault, "wrapped_dek", lease_id)
+        rehydrate(vault, lease_id, claim, returned, SCHEMA)
+        files = _vault_files(vault)
+        assert vault.keys.secret(lease_id) is None
+        leftover = any(wrapped in data for data in files.values())
+        # without the option the creating WAL frame still holds the (now undecryptable) wrapped key until purge
+        assert leftover is not truncate

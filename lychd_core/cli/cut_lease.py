@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,29 @@ from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan,
 from lychd_core.privacy.reversible import PreparedReversibleCut, ReversibleCutProfile, prepare_reversible_cut
 from lychd_core.privacy.vault import HardeningReport, RehydrationSchema, Vault, harden_process
 from lychd_core.privacy.vault.lease import LeaseTerms
+from lychd_core.privacy.vault.store import wall_clock
+
+
+def _vault_option(config: LychdConfig, name: str) -> bool:
+    pin = config.privacy_profile
+    return pin is not None and pin.options.get(name) is True
+
+
+def open_vault(config: LychdConfig, root: Path, clock: Callable[[], int] | None = None) -> Vault:
+    """The workspace vault, hardened (with ``mlockall`` when the pinned profile's options ask for it)."""
+    stores = config.stores
+    return Vault.open(
+        stores.path_of(stores.vault, root),
+        stores.path_of(stores.vault_keys, root),
+        clock=clock or wall_clock,
+        hardening=vault_hardening(config),
+        truncate_wal_on_erasure=_vault_option(config, "truncate_wal_on_erasure"),
+    )
 
 
 def vault_hardening(config: LychdConfig) -> HardeningReport:
     """This process's hardening report, with ``mlockall`` when the pinned profile's options ask for it."""
-    pin = config.privacy_profile
-    lock_all = pin is not None and pin.options.get("lock_all_memory") is True
-    return harden_process(lock_all_memory=lock_all)
+    return harden_process(lock_all_memory=_vault_option(config, "lock_all_memory"))
 
 
 class LeaseInputError(LychdError, ValueError):
@@ -82,11 +98,9 @@ def prepare_with_lease(
         raise LeaseInputError(
             f"invalid lease terms: {exc.error_count()} problem(s): {exc.errors()[0]['msg']}"
         ) from None
-    root = Path(args.workspace)
-    path, keys = config.stores.path_of(config.stores.vault, root), config.stores.path_of(config.stores.vault_keys, root)
-    clock = (lambda: now) if args.now is not None else (lambda: int(time.time()))
+    clock = (lambda: now) if args.now is not None else None
     cut_profile: ReversibleCutProfile = profile
-    with Vault.open(path, keys, clock=clock, hardening=vault_hardening(config)) as vault:
+    with open_vault(config, Path(args.workspace), clock) as vault:
         return prepare_reversible_cut(
             cut_profile, source, plan, vocabulary, options, SealAuthority(), vault, terms,
             now=now, chain=chain, origin_digest=origin,

@@ -74,6 +74,7 @@ class Vault:
         clock: Clock,
         hardening: HardeningReport,
         nonce_source: NonceSource,
+        truncate_wal_on_erasure: bool = False,
     ) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
@@ -81,6 +82,7 @@ class Vault:
         self.clock = clock
         self.hardening = hardening
         self._nonce = nonce_source
+        self.truncate_wal_on_erasure = truncate_wal_on_erasure
 
     @classmethod
     def open(
@@ -92,8 +94,13 @@ class Vault:
         hardening: HardeningReport | None = None,
         nonce_source: NonceSource = random_nonce,
         busy_timeout_ms: int = 30_000,
+        truncate_wal_on_erasure: bool = False,
     ) -> Vault:
-        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures."""
+        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures.
+
+        ``truncate_wal_on_erasure`` checkpoints and truncates the database's WAL after every
+        erasure, so no stale frame keeps an erased lease's wrapped DEK until the next purge.
+        """
         path, keys_path = Path(path), Path(keys_path)
         if path.resolve().parent == keys_path.resolve().parent:
             raise VaultStoreError(f"the key store {keys_path} must live apart from the vault database {path}")
@@ -104,7 +111,10 @@ class Vault:
         except BaseException:
             keys.close()
             raise
-        vault = cls(conn, path, keys, clock=clock, hardening=report, nonce_source=nonce_source)
+        vault = cls(
+            conn, path, keys, clock=clock, hardening=report, nonce_source=nonce_source,
+            truncate_wal_on_erasure=truncate_wal_on_erasure,
+        )  # fmt: skip
         try:
             with immediate(conn, path, "prepare the vault") as c:
                 for statement in STATEMENTS:
@@ -293,10 +303,13 @@ class Vault:
         """Second half of erasure: delete the erasure secrets (the key store checkpoints its WAL at once).
 
         Stale WAL frames of the vault database may still hold the wrapped DEK until the next
-        checkpoint (purge, close, or SQLite's own); from this point on they cannot be unwrapped.
+        checkpoint (purge, close, SQLite's own, or here with ``truncate_wal_on_erasure``); from
+        this point on they cannot be unwrapped.
         """
         if lease_ids:
             self.keys.destroy(lease_ids)
+            if self.truncate_wal_on_erasure:
+                checkpoint(self._connection, self.path)
 
     def _expire_if_due(self, conn: sqlite3.Connection, row: LeaseRow) -> LeaseRow | None:
         if not row.state.terminal and self.clock() >= row.lease.expires_at:

@@ -53,6 +53,11 @@ class ReversibleOptions(ClosedDiagnosticOptions):
         description="Vault hardening: mlockall(MCL_CURRENT|MCL_FUTURE) the whole process that holds plaintext; "
         "fails closed without CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK.",
     )
+    truncate_wal_on_erasure: bool = Field(
+        default=False,
+        description="Vault: truncate the database WAL after every erasure, not only at purge and close "
+        "(no stale frame keeps an erased wrapped key; costs a checkpoint per lease).",
+    )
 
 
 class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
