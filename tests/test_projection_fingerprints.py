@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from lychd_core.config import default_config, parse_config
 from lychd_core.errors import LychdError
 from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.declared import file_suffix, file_suffixes
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS, FileRecord, settled
 from lychd_core.projection.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
 from lychd_core.projection.media import detect_media_type
@@ -163,3 +164,11 @@ def test_outputs_are_the_same_with_and_without_records(tmp_path: Path) -> None:
     served = projector(root, tmp_path / "s1").project_many(references)
     fresh = projector(root, tmp_path / "s2", margin=10**18).project_many(references)
     assert [c.digest for c in with_records] == [c.digest for c in served] == [c.digest for c in fresh]
+
+
+@given(st.text(alphabet=st.sampled_from("ab.X_-"), max_size=12))
+def test_file_suffixes_match_pathlib(name: str) -> None:
+    if not name or name in (".", ".."):
+        return
+    assert file_suffix(name) == PurePosixPath(name).suffix
+    assert file_suffixes(name) == PurePosixPath(name).suffixes
