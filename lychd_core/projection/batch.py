@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
@@ -25,6 +25,7 @@ from lychd_core.digests import json_digest
 from lychd_core.errors import ConfigError, LychdError, ProjectionCacheError
 from lychd_core.families import SourceMaterial
 from lychd_core.projection.cache_entries import CacheKey, media_detector
+from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import (
     RACY_MARGIN_NS,
     FileRecord,
@@ -39,7 +40,36 @@ from lychd_core.projection.outcomes import Job
 from lychd_core.registry import RegisteredPlugin
 
 if TYPE_CHECKING:
-    from lychd_core.projection.projector import Contribution, Projector
+    from lychd_core.config import LychdConfig
+    from lychd_core.families import Projected
+    from lychd_core.projection.declared import MediaTable
+    from lychd_core.projection.materials import Workspace
+    from lychd_core.stores.protocols import ProjectionCacheStore
+
+
+class RunHost(Protocol):
+    """What the preparer needs of the projector (which imports this module)."""
+
+    config: LychdConfig
+    workspace: Workspace
+    cache: ProjectionCacheStore | None
+
+    @property
+    def media_table(self) -> MediaTable: ...
+
+    def resolve_profile(self, ref: MaterialRef, media_type: str) -> tuple[RegisteredPlugin, BaseModel]: ...
+
+    def finished(
+        self,
+        ref: MaterialRef,
+        plugin: RegisteredPlugin,
+        media: MediaDecision | None,
+        digest: str,
+        outcome: tuple[Projected, bytes],
+        *,
+        cached: bool = False,
+    ) -> Contribution: ...
+
 
 BATCH = 256
 """References prepared together: one cache query per kind per batch, bounded memory."""
@@ -64,7 +94,7 @@ class _Item:
 class RunPreparer:
     """Prepares one run's references; holds what is resolved once per run (rules, digests, directories)."""
 
-    def __init__(self, projector: Projector, *, racy_margin_ns: int = RACY_MARGIN_NS) -> None:
+    def __init__(self, projector: RunHost, *, racy_margin_ns: int = RACY_MARGIN_NS) -> None:
         self.projector = projector
         self.cache = projector.cache
         self.root = str(projector.workspace.root)
@@ -204,8 +234,6 @@ class RunPreparer:
             raise ConfigError(f"{item.plugin.pin} options cannot be digested canonically: {exc}") from None
 
     def _outcome(self, item: _Item, hits: dict[CacheKey, Any]) -> Contribution | Job | LychdError:
-        from lychd_core.projection.projector import Contribution
-
         if item.error is None and item.key is not None and item.key not in hits and item.data is None:
             self._read(item)  # recorded, but the entry is gone: read (and verify) the bytes after all
         if item.error is not None:

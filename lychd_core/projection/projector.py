@@ -14,17 +14,13 @@ violations (path escapes), which always raise.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel
 
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.config import LychdConfig, resolve_rule
-from lychd_core.digests import JsonValue, json_digest, sha256_digest
 from lychd_core.errors import (
     ConfigError,
     LychdError,
@@ -36,6 +32,7 @@ from lychd_core.families import Projected, Unavailable
 from lychd_core.privacy.rules import label_for
 from lychd_core.projection.batch import RunPreparer
 from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.declared import media_table as build_media_table
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS
@@ -45,6 +42,8 @@ from lychd_core.projection.outcomes import Checked, Job
 from lychd_core.projection.pool import JobRunner
 from lychd_core.registry import RegisteredPlugin, Registry
 from lychd_core.stores.protocols import ProjectionCacheStore
+
+__all__ = ["Contribution", "ProfileMismatchError", "Projector", "RequiredMaterialUnavailable"]
 
 Progress = Callable[[int], None]
 
@@ -61,63 +60,6 @@ class RequiredMaterialUnavailable(ProjectionUnavailable):
         self.source = source
         self.profile = profile
         self.reason = reason
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """One reference's outcome: a Codex block, or an explained absence."""
-
-    ref: MaterialRef
-    block: Block | None
-    unavailable: str | None
-    cached: bool = False
-    media_type: str | None = None
-    profile_pin: str | None = None
-    parser_version: str | None = None
-    facts_json: bytes = field(default=b"null", repr=False)
-    media: MediaDecision | None = None
-    """The media-type decision and the source that made it (None when reading failed first)."""
-
-    @property
-    def facts(self) -> JsonValue:
-        """The profile's facts as plain data; a fresh copy on every access (detached)."""
-        value: JsonValue = json.loads(self.facts_json)
-        return value
-
-    @property
-    def ok(self) -> bool:
-        return self.block is not None
-
-    @property
-    def digest(self) -> str:
-        """Identity of the contribution: block (with lineage, label, parser and profile) and facts."""
-        return json_digest(
-            {
-                "block": None if self.block is None else self.block.to_json(),
-                "unavailable": self.unavailable,
-                "media_type": self.media_type,
-                "profile": self.profile_pin,
-                "parser_version": self.parser_version,
-                "facts_digest": sha256_digest(self.facts_json),
-                "lineage_tags": list(self.ref.lineage),
-            }
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.ref.source,
-            "required": self.ref.required,
-            "status": "unavailable" if self.block is None else ("cached" if self.cached else "projected"),
-            "unavailable": self.unavailable,
-            "media_type": self.media_type,
-            "media_source": None if self.media is None else self.media.source,
-            "profile": self.profile_pin,
-            "parser_version": self.parser_version,
-            "block": None if self.block is None else self.block.to_json(),
-            "facts": self.facts,
-            "lineage_tags": list(self.ref.lineage),
-            "digest": self.digest,
-        }
 
 
 class Projector:
