@@ -43,11 +43,15 @@ class CacheKey:
 
 CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 """One encoder for every canonical text (``json.dumps`` with options builds a new one per call)."""
+_CORE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
+)
+"""For values built here only: they hold no cycles, so the encoder need not look for them."""
 
 
 def canonical_json(value: object) -> str:
     """Canonical JSON text of values built here (strings, integers, lists, dicts)."""
-    return CANONICAL.encode(value)
+    return _CORE.encode(value)
 
 
 def _no_float(text: str) -> object:

@@ -255,6 +255,34 @@ class Workspace:
             raise MaterialScopeError(f"{path}: resolves to {real}, outside the workspace {self.root} (symlink)")
         return tuple(real[len(inside) :].split(os.sep))
 
+    def _open_plain(self, path: str) -> int | None:
+        """The file opened along its literal path when no component is a symlink, else None.
+
+        Every directory is opened with ``O_NOFOLLOW`` and the file too, and the checked
+        path has no ``..``, so a success is inside the root by construction; the caller
+        takes the resolving route (:meth:`_resolve`, which permits symlinks that stay
+        inside) for anything else, and that route's refusals.
+        """
+        parts = check_relative_path(path)
+        try:
+            fd = os.open(self.root, _OPEN_DIR)
+        except OSError:
+            return None
+        try:
+            for part in parts[:-1]:
+                next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
+                os.close(fd)
+                fd = next_fd
+            return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def _open_path(self, path: str) -> int:
+        fd = self._open_plain(path)
+        return fd if fd is not None else self._open(self.root, self._resolve(path), path)
+
     def _open(self, base: Path, parts: tuple[str, ...], shown: str) -> int:
         """Open the file component by component, never following a symlink swapped in meanwhile."""
         fd = os.open(base, _OPEN_DIR)
@@ -299,8 +327,7 @@ class Workspace:
 
     def read_bytes(self, path: str, max_bytes: int) -> bytes:
         """The bytes of a workspace file after every scope, kind and size check (no digest check)."""
-        parts = self._resolve(path)
-        return self._read_fd(self._open(self.root, parts, path), max_bytes, path)
+        return self._read_fd(self._open_path(path), max_bytes, path)
 
     def current_digest(self, path: str, max_bytes: int = CURRENT_DIGEST_LIMIT) -> str:
         """Digest of a workspace file's current content."""
@@ -349,8 +376,7 @@ class Workspace:
         """:meth:`read_verified`, plus the file's stat fingerprint when it was read (None for artifacts)."""
         if ref.path is None:
             return (*self.read_verified(ref, max_bytes), None)
-        parts = self._resolve(ref.path)
-        data, info = self._read_fd_stat(self._open(self.root, parts, ref.path), max_bytes, ref.path)
+        data, info = self._read_fd_stat(self._open_path(ref.path), max_bytes, ref.path)
         return data, self._verify(ref, data), fingerprint(info)
 
     def read(self, ref: MaterialRef, max_bytes: int) -> ResolvedMaterial:
