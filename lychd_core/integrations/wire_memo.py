@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from lychd_core.history import Message
 
@@ -45,16 +45,15 @@ def object_shape(item: object) -> Shape | None:
     return tuple(shape)
 
 
-class MemoEntry:
-    """One converted message: its measured wire form and, once computed, its compact JSON."""
+class MemoEntry(weakref.ref[object]):
+    """One converted message: a weak reference to it, its shape when converted, its
+    measured wire form and, once computed, its compact JSON (one object per entry)."""
 
-    __slots__ = ("ref", "shape", "text", "wire")
-
-    def __init__(self, ref: weakref.ref[Any], shape: Shape, wire: Message) -> None:
-        self.ref = ref
-        self.shape = shape
-        self.wire = wire
-        self.text: str | None = None
+    __slots__ = ("key", "shape", "text", "wire")
+    key: int
+    shape: Shape
+    text: str | None
+    wire: Message
 
 
 class WireMemo(Generic[ItemT]):
@@ -65,7 +64,14 @@ class WireMemo(Generic[ItemT]):
     """
 
     def __init__(self, limit: int = 65_536, shape: Callable[[object], Shape | None] = object_shape) -> None:
-        self._entries: dict[int, MemoEntry] = {}
+        entries: dict[int, MemoEntry] = {}
+
+        def forget(entry: MemoEntry) -> None:  # the object died: drop its entry, unless replaced
+            if entries.get(entry.key) is entry:
+                del entries[entry.key]
+
+        self._entries = entries
+        self._forget = forget
         self._limit = limit
         self._shape = shape
 
@@ -74,7 +80,7 @@ class WireMemo(Generic[ItemT]):
 
     def get(self, item: ItemT) -> MemoEntry | None:
         entry = self._entries.get(id(item))
-        if entry is None or entry.ref() is not item or entry.shape != self._shape(item):
+        if entry is None or entry() is not item or entry.shape != self._shape(item):
             return None
         return entry
 
@@ -84,18 +90,13 @@ class WireMemo(Generic[ItemT]):
         if shape is None:
             return None
         key = id(item)
-        entries = self._entries
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            entry = entries.get(key)
-            if entry is not None and entry.ref is ref:
-                del entries[key]
-
         try:
-            ref = weakref.ref(item, forget)
+            entry = MemoEntry(item, self._forget)
         except TypeError:  # not weakly referenceable: never memoized
             return None
+        entry.key, entry.shape, entry.wire, entry.text = key, shape, wire, None
+        entries = self._entries
         if key not in entries and len(entries) >= self._limit:
             del entries[next(iter(entries))]
-        entry = entries[key] = MemoEntry(ref, shape, wire)
+        entries[key] = entry
         return entry
