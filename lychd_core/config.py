@@ -99,6 +99,15 @@ class ProjectionConfig(StrictModel):
     max_chars: int = Field(
         default=96_000, gt=0, strict=True, description="Default character bound per projection.", examples=[96_000]
     )
+    time_limit_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        le=86_400,
+        strict=True,
+        description="Time limit of one profile call, in seconds: past it the worker process running the profile is "
+        "killed and the material is unavailable (a required one refuses the run).",
+        examples=[120],
+    )
 
     @field_validator("rules")
     @classmethod
@@ -312,13 +321,20 @@ STRUCTURE_PROFILES = {
     "text/x-rust": "structure.rust",
     "text/x-java": "structure.java",
 }
+STRUCTURE_REVISIONS = {"structure.javascript": 2, "structure.typescript": 2, "structure.go": 2, "structure.rust": 2}
+"""Structure profiles past revision 1 (their outlines changed); the rest are at 1."""
 
 
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
     # Every text kind the core knows: its first-party structure profile, else verbatim.
     rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
-    rules.update({kind: {"profile": name, "revision": 1} for kind, name in STRUCTURE_PROFILES.items()})
+    rules.update(
+        {
+            kind: {"profile": name, "revision": STRUCTURE_REVISIONS.get(name, 1)}
+            for kind, name in STRUCTURE_PROFILES.items()
+        }
+    )
     return parse_config(
         {
             "schema_version": SCHEMA_VERSION,

@@ -18,6 +18,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -26,20 +27,25 @@ from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.projection.cache_entries import (
     CacheKey,
+    decode_entries,
     decode_entry,
+    decode_media,
     encode_entry,
     media_decision,
     media_detector,
     media_row,
 )
+from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
+from lychd_core.stores.readonly import connect_read_only, creatable, writable
 
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
-SCHEMA_VERSION = 2  # 2: entries carry a keyed MAC instead of a plain digest
+SCHEMA_VERSION = 3  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records
+BATCH = 400  # keys per batched SELECT (well under SQLite's bound on parameters)
 BUSY_TIMEOUT_MS = 10_000
 DEFAULT_KEY_NAME = "cache.key"
 
@@ -55,7 +61,7 @@ CREATE TABLE IF NOT EXISTS projections (
     facts TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
     PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
-) WITHOUT ROWID
+)
 """,
     """
 CREATE TABLE IF NOT EXISTS media_decisions (
@@ -66,6 +72,15 @@ CREATE TABLE IF NOT EXISTS media_decisions (
     decision TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
     PRIMARY KEY (source_digest, file_name, pinned, detector)
+) WITHOUT ROWID
+""",
+    """
+CREATE TABLE IF NOT EXISTS file_records (
+    scope TEXT NOT NULL,
+    path TEXT NOT NULL,
+    record TEXT NOT NULL,
+    entry_digest TEXT NOT NULL,
+    PRIMARY KEY (scope, path)
 ) WITHOUT ROWID
 """,
 )
@@ -89,6 +104,8 @@ class ProjectionCache:
         self._pid = 0
         self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
+        self.read_only = False
+        """True once opened from a file this process cannot write: hits are served, nothing is stored."""
 
     def __repr__(self) -> str:
         return f"ProjectionCache({str(self.path)!r})"
@@ -104,9 +121,13 @@ class ProjectionCache:
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None and self._pid == os.getpid():
             return self._connection
+        if not self.path.exists() and not creatable(self.path):  # a read-only workspace: run without a cache
+            return self._stand_in()
         self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
         if self._check_ours():
             self._create()
+        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see stores/readonly.py
+            return self._open_read_only()
         try:
             connection = self._open()
         except sqlite3.DatabaseError as exc:
@@ -153,6 +174,7 @@ class ProjectionCache:
         try:
             connection = sqlite3.connect(scratch, isolation_level=None)
             try:
+                connection.execute("PRAGMA page_size = 8192")  # entries of a few KB: fewer overflow pages
                 connection.execute("PRAGMA journal_mode = WAL")
                 self._claim(connection)
             finally:
@@ -165,6 +187,31 @@ class ProjectionCache:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 with suppress(FileNotFoundError):
                     scratch.with_name(scratch.name + suffix).unlink()
+
+    def _stand_in(self) -> sqlite3.Connection:
+        """An empty cache in memory for a cache that cannot be created: every lookup misses, nothing is kept."""
+        connection = sqlite3.connect(":memory:", isolation_level=None)
+        for statement in _CREATE:
+            connection.execute(statement)
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        try:
+            connection = connect_read_only(self.path, BUSY_TIMEOUT_MS / 1000)
+            identity = self._identity(connection)
+        except sqlite3.Error as exc:
+            raise ProjectionCacheError(f"read-only projection cache {self.path} cannot be read: {exc}") from None
+        if identity != (APPLICATION_ID, SCHEMA_VERSION):
+            connection.close()
+            raise ProjectionCacheError(
+                f"projection cache {self.path} has schema {identity[1]} (this lychd uses {SCHEMA_VERSION}) and is "
+                "read-only for this user; open it once as a user who may write it, or run with --no-cache"
+            )
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
 
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -208,6 +255,7 @@ class ProjectionCache:
         if version != SCHEMA_VERSION or application_id != APPLICATION_ID:
             connection.execute("DROP TABLE IF EXISTS projections")
             connection.execute("DROP TABLE IF EXISTS media_decisions")
+            connection.execute("DROP TABLE IF EXISTS file_records")
             for statement in _CREATE:
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -243,6 +291,60 @@ class ProjectionCache:
         )
         return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
 
+    def get_many(self, keys: Sequence[CacheKey]) -> dict[CacheKey, tuple[Projected, bytes]]:
+        """Verified entries for ``keys`` (misses left out), in one SELECT per batch of source digests."""
+        rows = self._fetch_in(
+            "SELECT source_digest, profile, revision, options_digest, parser_version, payload, facts, entry_digest "
+            "FROM projections WHERE source_digest IN ({})",
+            [],
+            sorted({key.source_digest for key in keys}),
+        )
+        return decode_entries(self.secret, keys, rows) if rows else {}  # no rows: the key is not needed
+
+    def media_many(
+        self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
+    ) -> dict[tuple[str, str, str | None], MediaDecision]:
+        """Remembered decisions for ``(source digest, file name, pin)`` queries (misses left out)."""
+        detector = self._detector(declared)
+        rows = self._fetch_in(
+            "SELECT source_digest, file_name, pinned, decision, entry_digest FROM media_decisions "
+            "WHERE detector = ? AND source_digest IN ({})",
+            [detector],
+            sorted({query[0] for query in queries}),
+        )
+        return decode_media(self.secret, detector, queries, rows) if rows else {}
+
+    def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        """Verified file records of ``paths`` under ``scope`` (misses left out)."""
+        rows = self._fetch_in(
+            "SELECT path, record, entry_digest FROM file_records WHERE scope = ? AND path IN ({})",
+            [scope],
+            sorted(set(paths)),
+        )
+        found = (FileRecord.decode(self.secret, scope, path, text, tag) for path, text, tag in rows)
+        return {record.path: record for record in found if record is not None}
+
+    def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
+        """Store file records in one transaction (replacing older ones for the same paths)."""
+        if not records or self._keeps_nothing():
+            return
+        rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
+        self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
+
+    def _fetch_in(self, sql: str, fixed: list[Any], values: list[Any]) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` whose ``IN ({})`` takes ``values`` in batches; unreadable is no rows (a miss)."""
+        found: list[tuple[Any, ...]] = []
+        with self._lock:
+            connection = self._connect()
+            try:
+                for start in range(0, len(values), BATCH):
+                    chunk = values[start : start + BATCH]
+                    query = sql.format(", ".join("?" * len(chunk)))
+                    found.extend(connection.execute(query, [*fixed, *chunk]).fetchall())
+            except sqlite3.DatabaseError:
+                return []
+        return found
+
     def _fetch(self, sql: str, parameters: list[Any]) -> tuple[Any, ...] | None:
         with self._lock:
             connection = self._connect()
@@ -264,6 +366,8 @@ class ProjectionCache:
 
     def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
+        if not decisions or self._keeps_nothing():
+            return
         rows = [
             media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
             for digest, name, pinned, decision in decisions
@@ -277,8 +381,16 @@ class ProjectionCache:
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""
+        if not entries or self._keeps_nothing():
+            return
         rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
         self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def _keeps_nothing(self) -> bool:
+        """True for a read-only cache (or none at all): new outcomes are simply not remembered."""
+        with self._lock:
+            self._connect()
+            return self.read_only
 
     def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
