@@ -363,7 +363,12 @@ class ContextOrchestrator:
         not_nodes: list[Unexplained] = []
         refs = [item for item in codex if isinstance(item, MaterialRef)]
         contributions = self.projector().project_many(refs) if refs else []
-        if alternates is not None and self.config.ranking.profiles and self.config.ranking.resolutions:
+        if (
+            contributions
+            and alternates is not None
+            and self.config.ranking.profiles
+            and self.config.ranking.resolutions
+        ):
             alternates.update(structure_alternates(self.projector(), contributions))
         projected = iter(contributions)
         for item in codex:
