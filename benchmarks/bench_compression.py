@@ -67,7 +67,7 @@ def tool_history(messages: int) -> list[dict[str, Any]]:
 
 def config(char_cap: int, compress: bool) -> LychdConfig:
     base = default_config()
-    pins = [PluginPin(name="compress.tool-output-elision", revision=1)]
+    pins = [PluginPin(name="compress.tool-output-elision", revision=2)]
     return base.model_copy(
         update={
             "governors": base.governors.model_copy(update={"char_cap": char_cap}),
