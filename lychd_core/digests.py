@@ -37,9 +37,21 @@ def _check(value: object, path: str) -> None:
     raise TypeError(f"canonical JSON cannot encode {type(value).__name__} (at {path or '$'})")
 
 
+def _plain(value: object) -> bool:
+    """Whether ``value`` is canonical JSON, without building paths (``_check`` names the problem)."""
+    if value is None or isinstance(value, (str, int)):  # bool is an int; a float is neither
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(item) for item in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
+    return False
+
+
 def canonical_json(value: object) -> bytes:
     """Encode ``value`` as canonical JSON bytes."""
-    _check(value, "")
+    if not _plain(value):
+        _check(value, "")
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
