@@ -38,14 +38,28 @@ def _check(value: object, path: str) -> None:
 
 
 def _plain(value: object) -> bool:
-    """Whether ``value`` is canonical JSON, without building paths (``_check`` names the problem)."""
-    if value is None or isinstance(value, (str, int)):  # bool is an int; a float is neither
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(item) for item in value)
-    if isinstance(value, Mapping):
-        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
-    return False
+    """Whether ``value`` is canonical JSON, without building paths (``_check`` names the problem).
+
+    Iterative, with exact-type fast paths: digests of big summaries are on hot paths."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is list or kind is tuple:
+            stack.extend(item)  # type: ignore[arg-type]
+        elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
+            continue
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
 
 
 def canonical_json(value: object) -> bytes:

@@ -6,22 +6,26 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.compression import MalformedProposalError
 from lychd_core.compression.messages import parse_messages
+from lychd_core.compression.validation import ROOM_REASONS, in_play
 from lychd_core.config import PluginPin
 from lychd_core.digests import canonical_json
-from lychd_core.errors import GraphError, HistoryError
+from lychd_core.errors import GraphError, HistoryError, SelectionError
 from lychd_core.families import CompactionProposal, CompactionRequest, PluginFamily, SourceRange
-from lychd_core.graph import ContextNode
+from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, TokenBudget, select
+from lychd_core.graph.details import ExplanationMap
 from lychd_core.history import compact_json
 from lychd_core.registry import get_registry, registry_from
+from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
 from tests.support.conversations import answer, tool_call, tool_return, user
 from tests.test_compression_assembly import big_tool_history, config
+from tests.test_selection_properties import inputs as selection_inputs
 from tests.toy_plugin.lychd_toy.plugins import NoOptions
 
 
@@ -198,3 +202,46 @@ def test_canonical_json_refuses_exactly_floats_and_non_string_keys(value: Any) -
             canonical_json(value)
     else:
         assert json.loads(canonical_json(value)) == value
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(selection_inputs)
+def test_left_out_for_room_agrees_with_every_explanation(case: tuple[Any, ...]) -> None:
+    try:
+        plan = select(*case)
+    except SelectionError:
+        return
+    explanations = plan.explanations
+    assert isinstance(explanations, ExplanationMap)
+    state = in_play(plan)
+    for i, node in enumerate(plan.graph.nodes):
+        explanation = explanations[node.id]
+        room = not explanation.selected and explanation.reason in ROOM_REASONS
+        assert explanations.left_out_for_room(i) == room
+        assert state(i) == (explanation.selected, room)
+
+
+def test_an_alternative_closed_by_its_group_is_not_left_out_for_room() -> None:
+    def alternative(node_id: str, tokens: int) -> ContextNode:
+        return ContextNode.create(
+            id=node_id,
+            content="x" * tokens,
+            provenance=Provenance.REPOSITORY,
+            authority=Authority.NON_AUTHORITATIVE,
+            trust=Trust.TRUSTED,
+            context_class=ContextClass.SOURCE,
+            requirement=Requirement.OPTIONAL,
+            token_estimate=tokens,
+            exclusive_group="views",
+        )
+
+    graph = ContextGraph([alternative("full", 50), alternative("names", 5), alternative("big", 10_000)])
+    profile = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
+    plan = select(graph, profile, TokenBudget(window=100, reserved_output=0))
+    explanations = plan.explanations
+    assert isinstance(explanations, ExplanationMap)
+    reasons = {node_id: e.reason for node_id, e in explanations.items() if not e.selected}
+    assert OmissionReason.ALTERNATIVE_SELECTED in reasons.values()
+    for i, node in enumerate(graph.nodes):
+        e = explanations[node.id]
+        assert explanations.left_out_for_room(i) == (not e.selected and e.reason in ROOM_REASONS)

@@ -13,7 +13,7 @@ from typing import Any
 
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.compression.runner import CompressionOutcome, HistoryMessages, PinnedCompressor, compress_graph, pinned
-from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction
+from lychd_core.compression.validation import ValidatedCompaction, in_play
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError
 from lychd_core.families import Compressor
@@ -112,7 +112,8 @@ def compress_for_assembly(
         placement = f"{placement}+semantic"
     if placement == "never":
         return AssemblyCompression(placement, False, "placement never: compressors do not run")
-    short = [e.node_id for e in plan.explanations.values() if not e.selected and e.reason in ROOM_REASONS]
+    state = in_play(plan)
+    short = [i for i in range(len(plan.graph)) if state(i)[1]]
     if not short:
         return AssemblyCompression(placement, False, "everything fits: no optional material would be omitted")
     pins = [] if placement.startswith("never") else pinned_compressors(config, registry)

@@ -17,7 +17,7 @@ from lychd_core.compression.errors import CompressorFailedError, MalformedPropos
 from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
-from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction, validate_proposals
+from lychd_core.compression.validation import ValidatedCompaction, in_play, validate_proposals
 from lychd_core.digests import json_digest
 from lychd_core.errors import HistoryError, LychdError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
@@ -81,9 +81,14 @@ def compression_request(
     Nodes an earlier compressor derived are offered too, so a later one sees a contiguous
     run (a digest of dropped history may take an elided group with the rest)."""
     sources = []
-    for node in graph.nodes:
-        explanation = plan.explanations[node.id]
-        if not (explanation.selected or explanation.reason in ROOM_REASONS):
+    state = in_play(plan)
+    same = plan.graph is graph
+    for position, node in enumerate(graph.nodes):
+        at = position if same else plan.graph.index_of(node.id)
+        if at is None:
+            continue  # not in the plan: not a candidate
+        selected, for_room = state(at)
+        if not (selected or for_room):
             continue
         if not visible(plan.profile, node):
             continue
@@ -99,7 +104,7 @@ def compression_request(
                 provenance=node.provenance,
                 token_estimate=node.token_estimate,
                 recency=node.recency,
-                omitted=not explanation.selected,
+                omitted=not selected,
                 messages=None if parsed is None else parsed[0],
                 message_texts=None if parsed is None else parsed[1],
             )

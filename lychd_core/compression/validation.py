@@ -7,7 +7,7 @@ proposal, not with the graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,6 +37,7 @@ from lychd_core.digests import json_digest
 from lychd_core.errors import GraphError
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, SelectionPlan, visible
+from lychd_core.graph.details import ExplanationMap
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.vocabulary import ContextClass
@@ -58,6 +59,28 @@ ROOM_REASONS = frozenset(
     }
 )
 """Omissions for lack of room: such a node is still a candidate of this call."""
+
+
+def in_play(plan: SelectionPlan) -> Callable[[int], tuple[bool, bool]]:
+    """For a graph position: (selected, left out for lack of room). Reads the selector's
+    state without building explanations when the plan has it."""
+    explanations = plan.explanations
+    if isinstance(explanations, ExplanationMap):
+        chosen = set(plan.selected)
+        ids = plan.graph.ids
+
+        def fast(i: int) -> tuple[bool, bool]:
+            selected = ids[i] in chosen
+            return selected, not selected and explanations.left_out_for_room(i)
+
+        return fast
+    nodes = plan.graph.nodes
+
+    def slow(i: int) -> tuple[bool, bool]:
+        explanation = explanations[nodes[i].id]
+        return explanation.selected, not explanation.selected and explanation.reason in ROOM_REASONS
+
+    return slow
 
 
 @dataclass(frozen=True, slots=True)
