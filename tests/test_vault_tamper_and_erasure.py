@@ -127,3 +127,43 @@ def test_a_backup_taken_before_erasure_cannot_be_decrypted_afterwards(tmp_path: 
         with pytest.raises(LeaseUnrecoverable):
             rehydrate(restored, lease_id, claim, returned, SCHEMA)
         assert restored.get(lease_id).state is LeaseState.REVOKED
+
+
+def _vault_files(vault: Vault) -> dict[str, bytes]:
+    """The database and every file SQLite keeps beside it (-wal, -shm, -journal), as they are now."""
+    return {p.name: p.read_bytes() for p in vault.path.parent.glob(vault.path.name + "*")}
+
+
+def test_after_purge_no_wrapped_dek_or_map_bytes_remain_in_the_database_wal_or_journal(tmp_path: Path) -> None:
+    with open_vault(tmp_path) as vault:
+        kept, _, _ = _claimed(vault)
+        erased = []
+        for _ in range(3):
+            lease_id, claim, returned = _claimed(vault)
+            erased.append((_blob(vault, "wrapped_dek", lease_id), _blob(vault, "map_ciphertext", lease_id)))
+            rehydrate(vault, lease_id, claim, returned, SCHEMA)
+            assert vault.keys.secret(lease_id) is None  # undecryptable from here on, wherever the bytes are
+        settings = [
+            vault._connection.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("secure_delete", "journal_size_limit")
+        ]
+        assert settings == [1, 0]
+        vault.purge()  # the vault stays open: the files are checked as a running station leaves them
+        files = _vault_files(vault)
+        assert vault.path.name + "-wal" in files and len(files[vault.path.name + "-wal"]) == 0
+        assert _blob(vault, "wrapped_dek", kept) in files[vault.path.name]  # the check can see a live key
+        for wrapped, cipher in erased:
+            assert all(wrapped not in data and cipher not in data for data in files.values())
+
+
+@pytest.mark.parametrize("truncate", [False, True])
+def test_truncate_wal_on_erasure_closes_the_window_before_purge(tmp_path: Path, truncate: bool) -> None:
+    with open_vault(tmp_path, truncate_wal_on_erasure=truncate) as vault:
+        lease_id, claim, returned = _claimed(vault)
+        wrapped = _blob(vault, "wrapped_dek", lease_id)
+        rehydrate(vault, lease_id, claim, returned, SCHEMA)
+        files = _vault_files(vault)
+        assert vault.keys.secret(lease_id) is None
+        leftover = any(wrapped in data for data in files.values())
+        # without the option the creating WAL frame still holds the (now undecryptable) wrapped key until purge
+        assert leftover is not truncate

@@ -1,10 +1,12 @@
-"""``lychd cut prepare|verify``: an irreversible Privacy Cut of one report.
+"""``lychd cut prepare|verify``: a Privacy Cut of one report.
 
 ``prepare`` imports the report (or reads it as grammar text), labels it with the
 configured ``[[labels]]`` rules, and has the configured privacy profile censor it;
 the core verifies and seals. It prints the candidate, the verdict and the receipt
 chain (digests only); ``--out`` stores the chain for ``verify``, which re-checks it.
-The seal itself lives only in the preparing process.
+The seal itself lives only in the preparing process. When the pinned profile is
+reversible (``closed-diagnostic-reversible@1``) the owner slots carry tokens of a new
+vault lease, whose opaque id is printed for ``lychd vault rehydrate``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lychd_core.cli.cut_lease import prepare_with_lease
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, validation_problems
@@ -61,6 +64,12 @@ def add_parser(subparsers: Any) -> None:
         add_json_flag(sub)
     prepare.add_argument("--plan", required=True, metavar="PLAN.toml", help="the DisclosurePlan@1")
     prepare.add_argument("--out", metavar="CHAIN.json", help="store plan, receipts, verdict and candidate here")
+    lease = prepare.add_argument_group("reversible profiles (a vault lease)")
+    lease.add_argument("--schema", metavar="SCHEMA.json", help="the RehydrationSchema marking output paths")
+    lease.add_argument("--run", help="the run the lease is bound to")
+    lease.add_argument("--attempt", type=int, help="the attempt the lease is bound to")
+    lease.add_argument("--station", help="the only station that may rehydrate")
+    lease.add_argument("--deadline", type=int, help="Unix seconds by which the remote call returns (default: option)")
     verify.add_argument("--chain", required=True, metavar="CHAIN.json", help="a chain stored by prepare --out")
     prepare.set_defaults(func=run_prepare)
     verify.set_defaults(func=run_verify)
@@ -116,25 +125,42 @@ def run_prepare(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan, manifest_digest=source.manifest_digest)
     policy = cut_policy_digest(_pin(profile), options, profile.grammar, vocabulary)
     chain = () if imported is None else (imported.receipt(plan, policy),)
-    prepared = prepare_cut(
-        profile, source, plan, vocabulary, options, SealAuthority(), now=_now(args), chain=chain, origin_digest=origin
-    )
+    lease: dict[str, Any] = {}
+    if hasattr(profile, "censor_reversible"):
+        reversible = prepare_with_lease(args, config, profile, source, plan, vocabulary, options, chain, origin)
+        prepared, lease = reversible.prepared, reversible.to_json()["lease"]
+    else:
+        prepared = prepare_cut(
+            profile,
+            source,
+            plan,
+            vocabulary,
+            options,
+            SealAuthority(),
+            now=_now(args),
+            chain=chain,
+            origin_digest=origin,
+        )
     stored = {
         "plan": plan.to_json(),
         "receipts": [receipt.to_json() for receipt in prepared.receipts],
         "verification": prepared.verification.to_json(),
         "candidate": prepared.candidate.to_json(),
-    }
+    } | ({"lease": lease} if lease else {})
     if args.out:
         Path(args.out).write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if args.json:
-        emit_json({**prepared.to_json(), "candidate": prepared.candidate.to_json()})
+        emit_json(
+            {**prepared.to_json(), "candidate": prepared.candidate.to_json()} | ({"lease": lease} if lease else {})
+        )
         return 0
     for item in prepared.candidate.items:
         console.print(f"[bold]candidate {plain(item.section)}[{plain(item.key)}][/]")
         console.print(plain(item.text), end="", soft_wrap=True)
     _show_verdict(prepared.verification, prepared.receipts)
     console.print(f"sealed in this process only; public evidence: event {prepared.cut.event_id}", soft_wrap=True)
+    if lease:
+        console.print(f"reversible: lease {lease['lease_id']} (keep only this id), expires {lease['expires_at']}")
     return 0
 
 
@@ -160,6 +186,7 @@ def run_verify(args: argparse.Namespace) -> int:
         stored = json.loads(Path(args.chain).read_text(encoding="utf-8"))
         plan = DisclosurePlan.from_json(stored["plan"])
         receipts = tuple(TransformationReceipt.from_json(item) for item in stored["receipts"])
+        reversal = CutVerification.model_validate(stored["verification"]).reversal
         candidate = source.replaced([item["text"] for item in stored["candidate"]["items"]])
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, LychdError):
@@ -175,6 +202,7 @@ def run_verify(args: argparse.Namespace) -> int:
         policy_digest=cut_policy_digest(_pin(profile), options, profile.grammar, vocabulary),
         now=_now(args),
         origin_digest=origin,
+        reversal=reversal,
     )
     if args.json:
         emit_json(verification.to_json())

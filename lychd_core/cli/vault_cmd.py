@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.table import Table
 
+from lychd_core.cli.cut_lease import open_vault, vault_hardening
 from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
@@ -19,7 +20,6 @@ from lychd_core.privacy.vault import (
     Sink,
     Vault,
     VaultInputError,
-    harden_process,
     rehydrate,
     return_digest,
 )
@@ -49,15 +49,15 @@ def add_parser(subparsers: Any) -> None:
     again.set_defaults(func=run_rehydrate)
 
 
-def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
+def _paths(args: argparse.Namespace) -> tuple[Path, Path, LychdConfig]:
     config: LychdConfig = checked_config(args.config)
-    root = Path(args.workspace)
-    return config.stores.path_of(config.stores.vault, root), config.stores.path_of(config.stores.vault_keys, root)
+    root, stores = Path(args.workspace), config.stores
+    return stores.path_of(stores.vault, root), stores.path_of(stores.vault_keys, root), config
 
 
 def run_status(args: argparse.Namespace) -> int:
-    path, keys = _paths(args)
-    report = harden_process()
+    path, keys, config = _paths(args)
+    report = vault_hardening(config)
     counts: dict[str, int] | None = None
     epoch = None
     if path.exists():
@@ -84,11 +84,11 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_purge(args: argparse.Namespace) -> int:
-    path, keys = _paths(args)
+    path, _, config = _paths(args)
     if not path.exists():
         result = {"expired": 0, "erased": 0, "retired_epochs": 0}
     else:
-        with Vault.open(path, keys) as vault:
+        with open_vault(config, Path(args.workspace)) as vault:
             result = vault.purge()
     if args.json:
         emit_json(result)
@@ -108,7 +108,7 @@ def _read_json(name: str, what: str) -> Any:
 
 
 def run_rehydrate(args: argparse.Namespace) -> int:
-    path, keys = _paths(args)
+    path, _, config = _paths(args)
     returned = _read_json(args.returned, "the quarantined return")
     try:
         schema = RehydrationSchema.model_validate(_read_json(args.schema, "the rehydration schema"))
@@ -123,7 +123,7 @@ def run_rehydrate(args: argparse.Namespace) -> int:
         raise VaultInputError(f"invalid rehydration input: {exc}") from None
     if not path.exists():
         raise VaultInputError(f"no vault at {path}; nothing was ever leased in this workspace")
-    with Vault.open(path, keys) as vault:
+    with open_vault(config, Path(args.workspace)) as vault:
         if not vault.get(args.lease_id).state.terminal:  # an ended lease is refused by the port itself
             vault.claim(args.lease_id, claim)
         result = rehydrate(vault, args.lease_id, claim, returned, schema)

@@ -42,6 +42,7 @@ class RecordGrammar:
     name: str
     fields: tuple[FieldSpec, ...]
     owner_prefix: str = "owner="
+    owner_category: str = "owner"
     owner_pattern: str = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
     redaction: str = "<redacted>"
     separator: str = " "

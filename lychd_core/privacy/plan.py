@@ -22,6 +22,7 @@ PLAN_SCHEMA = "DisclosurePlan@1"
 TOKEN = re.compile(r"^[a-z0-9][a-z0-9._:@/-]{0,127}$")
 INVARIANTS = frozenset({"dependencies", "versions", "statuses", "diagnostics", "citations", "owner-identity"})
 MAX_USES = 1000
+CATEGORY = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 
 
 def local_ref() -> str:
@@ -46,6 +47,11 @@ class DisclosurePlan(BaseModel):
     max_uses: int = Field(ge=1, le=MAX_USES, strict=True)
     target: str
     expires_at: int = Field(ge=0, strict=True, description="Unix seconds after which the plan is void.")
+    reversible_categories: tuple[str, ...] = Field(
+        default=(),
+        description="Sensitive slot categories (like 'owner') a reversible cut may pseudonymize through a "
+        "vault lease instead of redacting; empty means irreversible only.",
+    )
 
     @field_validator("consumer_id", "purpose", "threat_model", "retention", "target")
     @classmethod
@@ -79,8 +85,19 @@ class DisclosurePlan(BaseModel):
             raise ValueError(f"unknown semantic invariants {unknown}; known: {sorted(INVARIANTS)}")
         return tuple(sorted(set(value)))
 
+    @field_validator("reversible_categories")
+    @classmethod
+    def _categories(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [item for item in value if not CATEGORY.match(item)]
+        if bad:
+            raise ValueError(f"{len(bad)} reversible categories are not short lowercase tokens like 'owner'")
+        return tuple(sorted(set(value)))
+
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
+        data = self.model_dump(mode="json", by_alias=True)
+        if not self.reversible_categories:
+            del data["reversible_categories"]  # an irreversible plan keeps its DisclosurePlan@1 digest
+        return data
 
     @property
     def digest(self) -> str:

@@ -25,7 +25,11 @@ CUT_SCHEMA = "PrivacyCut@1"
 
 @dataclass(frozen=True, slots=True)
 class PrivacyCut:
-    """A sealed, irreversible cut: everything it binds, by digest. Valid only in the authority that sealed it."""
+    """A sealed cut: everything it binds, by digest. Valid only in the authority that sealed it.
+
+    A reversible cut is bound to its vault lease (``lease_id``, an opaque reference) and
+    the lease's token namespace; an irreversible one has neither.
+    """
 
     cut_id: str
     event_id: str
@@ -38,6 +42,8 @@ class PrivacyCut:
     policy_digest: str
     expires_at: int
     reversible: bool = False
+    lease_id: str | None = None
+    token_namespace: str | None = None
 
     def public_evidence(self) -> dict[str, str]:
         """What may be retained broadly: the schema and a random event id, nothing else."""
@@ -45,7 +51,7 @@ class PrivacyCut:
 
     def to_json(self) -> dict[str, Any]:
         """Local evidence (digests only, no text): for the preparing process, not for broad retention."""
-        return {
+        data: dict[str, Any] = {
             "schema": CUT_SCHEMA,
             "cut_id": self.cut_id,
             "event_id": self.event_id,
@@ -59,6 +65,9 @@ class PrivacyCut:
             "expires_at": self.expires_at,
             "reversible": self.reversible,
         }
+        if self.reversible:
+            data |= {"lease_id": self.lease_id, "token_namespace": self.token_namespace}
+        return data
 
 
 @dataclass
@@ -86,9 +95,12 @@ class SealAuthority:
         verification: CutVerification,
         policy_digest: str,
         now: int,
-        reversible: bool = False,
     ) -> PrivacyCut:
-        """Seal only when source, candidate, plan, chain, verdict, policy and expiry all match."""
+        """Seal only when source, candidate, plan, chain, verdict, policy and expiry all match.
+
+        The cut is reversible exactly when the verification checked a lease's tokens; it is
+        then bound to that lease.
+        """
         verification.require()
         expected = {
             "source": source.digest,
@@ -122,11 +134,20 @@ class SealAuthority:
             verification_digest=verification.digest,
             policy_digest=policy_digest,
             expires_at=expires_at,
-            reversible=reversible,
+            reversible=verification.reversal is not None,
+            lease_id=None if verification.reversal is None else verification.reversal.lease_id,
+            token_namespace=None if verification.reversal is None else verification.reversal.namespace,
         )
         with self._lock:
             self._cuts[cut.cut_id] = _Sealed(cut, candidate.label, plan.max_uses)
         return cut
+
+    def withdraw(self, cut: PrivacyCut) -> None:
+        """Forget a seal (a reversible cut whose lease could not be written must never be admitted)."""
+        with self._lock:
+            sealed = self._cuts.get(cut.cut_id)
+            if sealed is not None and sealed.cut == cut:
+                del self._cuts[cut.cut_id]
 
     def is_sealed(self, cut: PrivacyCut) -> bool:
         with self._lock:

@@ -17,6 +17,7 @@ from lychd_core.privacy.errors import CutReason, CutRefused
 from lychd_core.privacy.grammar import ParsedText, RecordGrammar, check_owners, parse_text
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.projection import CallProjection
+from lychd_core.privacy.pseudonyms import ReversalSpec, check_reversal
 from lychd_core.privacy.receipts import TransformationReceipt, check_chain
 
 VERIFIER = "lychd-core-verifier@1"
@@ -41,9 +42,15 @@ class CutVerification(BaseModel):
     receipt_digests: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     expires_at: int
+    reversal: ReversalSpec | None = Field(
+        default=None, description="The lease whose tokens a reversible candidate carries (none: irreversible)."
+    )
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
+        data = self.model_dump(mode="json", by_alias=True)
+        if self.reversal is None:
+            del data["reversal"]  # an irreversible verdict keeps its digest
+        return data
 
     @property
     def digest(self) -> str:
@@ -83,12 +90,15 @@ def _check(
     candidate_digest: str,
     now: int,
     origin_digest: str | None,
+    reversal: ReversalSpec | None,
 ) -> tuple[str, ...]:
     if not source.items:
         raise CutRefused(CutReason.EMPTY, "the projection has no items")
     if plan.manifest_digest != source.manifest_digest or now >= plan.expires_at:
         reason = CutReason.EXPIRED if now >= plan.expires_at else CutReason.PLAN_MISMATCH
         raise CutRefused(reason, "the plan does not cover this projection now")
+    if reversal is not None and set(reversal.categories) - set(plan.reversible_categories):
+        raise CutRefused(CutReason.PLAN_MISMATCH, "the plan does not mark every pseudonymized category reversible")
     checks.append("plan")
     if any(not item.label.lineage_known for item in source.items):
         raise CutRefused(CutReason.UNKNOWN_LINEAGE, "a projection item has unknown lineage")
@@ -102,11 +112,16 @@ def _check(
     check_owners(parsed, grammar, vocabulary)
     checks.append("grammar")
     carried = {spec.invariant for spec in grammar.fields}
+    if reversal is not None and grammar.owner_category in reversal.categories:
+        carried.add("owner-identity")  # a one-to-one token keeps the identity and restores it locally
     if set(plan.semantic_invariants) - carried:
         raise CutRefused(CutReason.LOST_UTILITY, "the plan needs what this cut removes (the owner identity)")
-    for (s, c), p in zip(pairs, parsed, strict=True):
-        if grammar.redacted(s.text) != c.text:
-            _name_the_difference(c.text, p, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]")
+    if reversal is not None:
+        check_reversal([s.text for s, _ in pairs], [c.text for _, c in pairs], grammar, reversal, where="candidate")
+    else:
+        for (s, c), p in zip(pairs, parsed, strict=True):
+            if grammar.redacted(s.text) != c.text:
+                _name_the_difference(c.text, p, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]")
     # An exact reconstruction keeps every fixed position of every record: utility survives.
     checks.append("utility")
     checks.append("reconstruction")
@@ -139,11 +154,13 @@ def verify_cut(
     policy_digest: str,
     now: int,
     origin_digest: str | None = None,
+    reversal: ReversalSpec | None = None,
 ) -> CutVerification:
     """Check everything a seal depends on; the verdict is ``fail`` with a typed reason on any mismatch.
 
     ``origin_digest`` is where the chain starts when stages before the cut (an importer)
-    produced ``source``: one of them must output exactly the verified source.
+    produced ``source``: one of them must output exactly the verified source. ``reversal``
+    names the lease whose tokens stand in the owner slots of a reversible candidate.
     """
     source_digest = source.digest
     candidate_digest = candidate.digest
@@ -156,11 +173,12 @@ def verify_cut(
         "policy_digest": policy_digest,
         "vocabulary_digest": vocabulary.digest,
         "expires_at": min([plan.expires_at, *(r.expires_at for r in receipts)]),
+        "reversal": reversal,
     }
     try:
         digests = _check(
             checks, source, candidate, plan, receipts, grammar, vocabulary, policy_digest, source_digest,
-            candidate_digest, now, origin_digest,
+            candidate_digest, now, origin_digest, reversal,
         )  # fmt: skip
     except CutRefused as refusal:
         detail = str(refusal).removeprefix(f"{refusal.reason.value}: ")

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from lychd_core.digests import check_digest, json_digest
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.seal import PrivacyCut
-from lychd_core.privacy.vault.errors import LeaseStateError
+from lychd_core.privacy.vault.errors import DurabilityRefused, LeaseStateError
 from lychd_core.privacy.verify import CutVerification
 
 LEASE_SCHEMA = "PseudonymMapLease@1"
@@ -97,10 +97,9 @@ class SensitiveValue(_Frozen):
     value: str = Field(min_length=1, repr=False)
 
 
-class LeaseRequest(_Frozen):
-    """Everything needed to open a lease except the values and the candidate."""
+class LeaseTerms(_Frozen):
+    """Everything a lease binds besides its cut: known before a reversible cut is sealed."""
 
-    cut: CutBinding
     run_id: Name
     attempt: int = Field(ge=0, strict=True)
     station: Name = Field(description="The only station that may claim and rehydrate.")
@@ -108,6 +107,37 @@ class LeaseRequest(_Frozen):
     remote_deadline_at: int = Field(ge=0, strict=True, description="When the remote call must have returned.")
     return_window: int = Field(ge=0, strict=True, description="Seconds after the deadline to accept a return.")
     retention_max: int = Field(gt=0, strict=True, description="Longest a rehydrated result may be kept (seconds).")
+
+    @property
+    def needed_until(self) -> int:
+        """The lease must stay recoverable until the deadline plus the return window."""
+        return self.remote_deadline_at + self.return_window
+
+    def bind(self, cut: CutBinding) -> LeaseRequest:
+        return LeaseRequest(cut=cut, **self.model_dump())
+
+
+class LeaseRequest(LeaseTerms):
+    """Everything needed to open a lease except the values and the candidate."""
+
+    cut: CutBinding
+
+
+def durable_expiry(request: LeaseRequest, now: int) -> int:
+    """When the lease expires, or ``DurabilityRefused`` if it cannot cover the remote wait."""
+    limits = {"cut expiry": request.cut.cut_expires_at}
+    if request.cut.source_expires_at is not None:
+        limits["source expiry"] = request.cut.source_expires_at
+    bound_name, bound = min(limits.items(), key=lambda item: item[1])
+    if request.remote_deadline_at <= now:
+        raise DurabilityRefused(f"the remote deadline {request.remote_deadline_at} is not after now ({now})")
+    if request.needed_until > bound:
+        raise DurabilityRefused(
+            f"the lease must last until {request.needed_until} (deadline {request.remote_deadline_at} + return "
+            f"window {request.return_window}s) but the {bound_name} is {bound}; keep the workflow local or use an "
+            "irreversible cut"
+        )
+    return request.needed_until
 
 
 class PseudonymMapLease(_Frozen):

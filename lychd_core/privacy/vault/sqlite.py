@@ -31,7 +31,8 @@ def sqlite_errors(path: Path, action: str) -> Iterator[None]:
 
 
 def connect(path: Path, *, busy_timeout_ms: int, private: bool) -> sqlite3.Connection:
-    """Open ``path`` (WAL, ``synchronous=FULL``, ``secure_delete``), refusing a non-SQLite file."""
+    """Open ``path`` (WAL, ``synchronous=FULL``, ``secure_delete``, ``journal_size_limit`` 0), refusing a
+    non-SQLite file."""
     if path.is_dir():
         raise VaultStoreError(f"{path} is a directory; name a file")
     if path.exists() and path.stat().st_size > 0:
@@ -49,6 +50,8 @@ def connect(path: Path, *, busy_timeout_ms: int, private: bool) -> sqlite3.Conne
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA secure_delete = ON")
+            # a reset WAL is cut back to nothing, so stale frames do not linger past the next checkpoint
+            conn.execute("PRAGMA journal_size_limit = 0")
     except BaseException:
         conn.close()
         raise

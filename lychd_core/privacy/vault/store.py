@@ -32,6 +32,7 @@ from lychd_core.privacy.vault.errors import (
     VaultStoreError,
 )
 from lychd_core.privacy.vault.hardening import HardeningReport, harden_process
+from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens, request_for_cut
 from lychd_core.privacy.vault.keystore import KeyStore
 from lychd_core.privacy.vault.lease import (
     TERMINAL,
@@ -39,9 +40,11 @@ from lychd_core.privacy.vault.lease import (
     LeaseGrant,
     LeaseRequest,
     LeaseState,
+    LeaseTerms,
     LeaseView,
     PseudonymMapLease,
     SensitiveValue,
+    durable_expiry,
 )
 from lychd_core.privacy.vault.rows import STATEMENTS, LeaseRow, load_row, mac_key, seal_aad
 from lychd_core.privacy.vault.sqlite import checkpoint, connect, immediate, sqlite_errors
@@ -71,6 +74,7 @@ class Vault:
         clock: Clock,
         hardening: HardeningReport,
         nonce_source: NonceSource,
+        truncate_wal_on_erasure: bool = False,
     ) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
@@ -78,6 +82,7 @@ class Vault:
         self.clock = clock
         self.hardening = hardening
         self._nonce = nonce_source
+        self.truncate_wal_on_erasure = truncate_wal_on_erasure
 
     @classmethod
     def open(
@@ -89,8 +94,13 @@ class Vault:
         hardening: HardeningReport | None = None,
         nonce_source: NonceSource = random_nonce,
         busy_timeout_ms: int = 30_000,
+        truncate_wal_on_erasure: bool = False,
     ) -> Vault:
-        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures."""
+        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures.
+
+        ``truncate_wal_on_erasure`` checkpoints and truncates the database's WAL after every
+        erasure, so no stale frame keeps an erased lease's wrapped DEK until the next purge.
+        """
         path, keys_path = Path(path), Path(keys_path)
         if path.resolve().parent == keys_path.resolve().parent:
             raise VaultStoreError(f"the key store {keys_path} must live apart from the vault database {path}")
@@ -101,7 +111,10 @@ class Vault:
         except BaseException:
             keys.close()
             raise
-        vault = cls(conn, path, keys, clock=clock, hardening=report, nonce_source=nonce_source)
+        vault = cls(
+            conn, path, keys, clock=clock, hardening=report, nonce_source=nonce_source,
+            truncate_wal_on_erasure=truncate_wal_on_erasure,
+        )  # fmt: skip
         try:
             with immediate(conn, path, "prepare the vault") as c:
                 for statement in STATEMENTS:
@@ -173,13 +186,39 @@ class Vault:
         the remote deadline plus return window within the cut's and the source's expiry.
         """
         self.hardening.require()
+        durable_expiry(request, self.clock())
+        return self._issue(values, lambda issued: (request, build_candidate(issued.tokens)))
+
+    def create_cut_lease(
+        self, terms: LeaseTerms, values: Sequence[SensitiveValue], bind: Callable[[IssuedTokens], BoundCut]
+    ) -> LeaseGrant:
+        """Issue tokens for a reversible cut that ``bind`` prepares, verifies and seals around them.
+
+        ``bind`` gets the lease id, namespace and tokens before anything is written and returns
+        the sealed cut (which must name this lease and namespace) and its candidate. The lease
+        then binds that cut; durability is checked against the cut's own expiry. On any
+        refusal nothing is written and the caller must withdraw the seal.
+        """
+        self.hardening.require()
         now = self.clock()
-        expires_at = self._durable_expiry(request, now)
+        if terms.remote_deadline_at <= now:
+            raise DurabilityRefused(f"the remote deadline {terms.remote_deadline_at} is not after now ({now})")
+
+        def build(issued: IssuedTokens) -> tuple[LeaseRequest, str]:
+            bound = bind(issued)
+            return request_for_cut(terms, issued, bound, now), bound.candidate
+
+        return self._issue(values, build)
+
+    def _issue(
+        self, values: Sequence[SensitiveValue], build: Callable[[IssuedTokens], tuple[LeaseRequest, str]]
+    ) -> LeaseGrant:
+        now = self.clock()
         map_size(values)  # refuse an oversized map before reserving anything
         epoch = self.keys.current_epoch()
         lease_id, secret = self.keys.take(epoch, now)
         try:
-            lease, candidate = self._seal_and_insert(request, values, build_candidate, lease_id, secret, epoch, now)
+            lease, candidate = self._seal_and_insert(values, build, lease_id, secret, epoch, now)
         except BaseException:
             self.keys.destroy([lease_id])  # nothing of a refused lease survives, not even its secret
             raise
@@ -188,14 +227,13 @@ class Vault:
             namespace=lease.namespace,
             candidate=candidate,
             candidate_digest=lease.candidate_digest,
-            expires_at=expires_at,
+            expires_at=lease.expires_at,
         )
 
     def _seal_and_insert(
         self,
-        request: LeaseRequest,
         values: Sequence[SensitiveValue],
-        build_candidate: Callable[[tuple[str, ...]], str],
+        build: Callable[[IssuedTokens], tuple[LeaseRequest, str]],
         lease_id: str,
         secret: bytes,
         epoch: int,
@@ -211,7 +249,7 @@ class Vault:
             fill_random(dek)
             issue_key = token_key(dek.view)
             tokens = tuple(make_token(issue_key, namespace, v.category, i) for i, v in enumerate(values))
-            candidate = build_candidate(tokens)
+            request, candidate = build(IssuedTokens(lease_id, namespace, tokens))
             disclosed = [token in candidate for token in tokens]
             lease = PseudonymMapLease(
                 lease_id=lease_id,
@@ -220,7 +258,7 @@ class Vault:
                 candidate_digest=text_digest(candidate),
                 key_epoch=epoch,
                 created_at=now,
-                expires_at=request.remote_deadline_at + request.return_window,
+                expires_at=request.needed_until,
             )
             map_nonce, wrap_nonce = self._nonce(), self._nonce()
             with LockedBuffer(size) as plain:
@@ -241,22 +279,6 @@ class Vault:
     def pooled_ids(self) -> frozenset[str]:
         """Lease ids reserved by this vault whose erasure secrets exist but are not used yet."""
         return self.keys.pooled_ids
-
-    def _durable_expiry(self, request: LeaseRequest, now: int) -> int:
-        needed = request.remote_deadline_at + request.return_window
-        limits = {"cut expiry": request.cut.cut_expires_at}
-        if request.cut.source_expires_at is not None:
-            limits["source expiry"] = request.cut.source_expires_at
-        bound_name, bound = min(limits.items(), key=lambda item: item[1])
-        if request.remote_deadline_at <= now:
-            raise DurabilityRefused(f"the remote deadline {request.remote_deadline_at} is not after now ({now})")
-        if needed > bound:
-            raise DurabilityRefused(
-                f"the lease must last until {needed} (deadline {request.remote_deadline_at} + return window "
-                f"{request.return_window}s) but the {bound_name} is {bound}; keep the workflow local or use an "
-                "irreversible cut"
-            )
-        return needed
 
     # --- transitions --------------------------------------------------------------
 
@@ -281,10 +303,13 @@ class Vault:
         """Second half of erasure: delete the erasure secrets (the key store checkpoints its WAL at once).
 
         Stale WAL frames of the vault database may still hold the wrapped DEK until the next
-        checkpoint (purge, close, or SQLite's own); from this point on they cannot be unwrapped.
+        checkpoint (purge, close, SQLite's own, or here with ``truncate_wal_on_erasure``); from
+        this point on they cannot be unwrapped.
         """
         if lease_ids:
             self.keys.destroy(lease_ids)
+            if self.truncate_wal_on_erasure:
+                checkpoint(self._connection, self.path)
 
     def _expire_if_due(self, conn: sqlite3.Connection, row: LeaseRow) -> LeaseRow | None:
         if not row.state.terminal and self.clock() >= row.lease.expires_at:

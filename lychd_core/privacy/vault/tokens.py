@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,31 +17,17 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lychd_core.digests import json_digest
+from lychd_core.privacy.pseudonyms import TOKEN_RE as TOKEN_RE
+from lychd_core.privacy.pseudonyms import ParsedToken as ParsedToken
+from lychd_core.privacy.pseudonyms import parse_token as parse_token
 from lychd_core.privacy.vault.aead import Buffer, derive_key
 from lychd_core.privacy.vault.errors import MapTooLarge, VaultIntegrityError
 from lychd_core.privacy.vault.lease import Category, Name, SensitiveValue
 
-TOKEN_RE = re.compile(r"<<ps:([a-z2-7]{16}):([a-z][a-z0-9-]{0,31}):(0|[1-9][0-9]{0,8}):([0-9a-f]{12})>>")
 MAP_MAGIC = b"LPM1"
 MAX_MAP_BYTES = 1 << 20  # bounded by RLIMIT_MEMLOCK (often 8 MiB)
 _ENTRY = struct.Struct(">IBB")
 _LENGTH = struct.Struct(">I")
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedToken:
-    namespace: str
-    category: str
-    serial: int
-    tag: str
-
-
-def parse_token(text: str) -> ParsedToken | None:
-    """The parts of ``text`` if the whole string is token-shaped (never a substring search)."""
-    match = TOKEN_RE.fullmatch(text)
-    if match is None:
-        return None
-    return ParsedToken(match[1], match[2], int(match[3]), match[4])
 
 
 def token_key(dek: Buffer) -> bytes:
