@@ -312,13 +312,20 @@ STRUCTURE_PROFILES = {
     "text/x-rust": "structure.rust",
     "text/x-java": "structure.java",
 }
+STRUCTURE_REVISIONS = {"structure.javascript": 2, "structure.typescript": 2, "structure.go": 2, "structure.rust": 2}
+"""Structure profiles past revision 1 (their outlines changed); the rest are at 1."""
 
 
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
     # Every text kind the core knows: its first-party structure profile, else verbatim.
     rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
-    rules.update({kind: {"profile": name, "revision": 1} for kind, name in STRUCTURE_PROFILES.items()})
+    rules.update(
+        {
+            kind: {"profile": name, "revision": STRUCTURE_REVISIONS.get(name, 1)}
+            for kind, name in STRUCTURE_PROFILES.items()
+        }
+    )
     return parse_config(
         {
             "schema_version": SCHEMA_VERSION,

@@ -28,6 +28,9 @@ class PrivacyClass(IntEnum):
     RESTRICTED = 3
 
 
+_RESTRICTED_UNKNOWN: dict[type[PrivatizationLabel], PrivatizationLabel] = {}
+
+
 class PrivatizationLabel(BaseModel):
     """Influence label attached to every block, history group, continuation and query."""
 
@@ -53,14 +56,18 @@ class PrivatizationLabel(BaseModel):
     @classmethod
     def restricted_unknown(cls) -> PrivatizationLabel:
         """The default for unlabelled material: restricted, full weight, unknown lineage,
-        category ``unknown`` and handling constraint ``local-only``."""
-        return cls(
-            privacy_class=PrivacyClass.RESTRICTED,
-            weight=MAX_WEIGHT,
-            categories=frozenset({UNKNOWN_CATEGORY}),
-            handling_constraints=frozenset({LOCAL_ONLY}),
-            lineage_known=False,
-        )
+        category ``unknown`` and handling constraint ``local-only``. One shared (immutable) instance
+        per class: every unlabelled material of a run would otherwise validate the same value again."""
+        made = _RESTRICTED_UNKNOWN.get(cls)
+        if made is None:
+            made = _RESTRICTED_UNKNOWN[cls] = cls(
+                privacy_class=PrivacyClass.RESTRICTED,
+                weight=MAX_WEIGHT,
+                categories=frozenset({UNKNOWN_CATEGORY}),
+                handling_constraints=frozenset({LOCAL_ONLY}),
+                lineage_known=False,
+            )
+        return made
 
     @classmethod
     def public(cls, *parents: str) -> PrivatizationLabel:

@@ -8,11 +8,14 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from lychd_core.digests import sha256_digest
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.errors import ForeignDatabaseError, StoreConnectionError, StoreVersionError
 from lychd_core.memory.migrations import LATEST_VERSION
 from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.fingerprints import FileRecord
+from lychd_core.projection.media import detect_media_type
 from lychd_core.stores.postgres.cache import PostgresProjectionCache
 from lychd_core.stores.postgres.memory import PostgresMemoryStore
 from lychd_core.stores.postgres.schema import PG_MIGRATIONS
@@ -149,3 +152,16 @@ def test_a_refused_connection_is_a_typed_error(tmp_path: Path) -> None:
         PostgresMemoryStore.open(dsn, schema="x")
     with pytest.raises(ProjectionCacheError, match="connection was lost or refused"):
         PostgresProjectionCache(dsn, key=b"k" * 32, key_path=Path("unused.key")).count()
+
+
+def test_an_edited_postgresql_file_record_is_a_miss(
+    lychd_postgresql: PostgresServer, lychd_pg_schema: str, tmp_path: Path
+) -> None:
+    dsn, schema = lychd_postgresql.dsn(), lychd_pg_schema
+    cache = PostgresProjectionCache(dsn, schema=schema, key_path=tmp_path / "cache.key")
+    decision = detect_media_type("a.py", b"x = 1\n")
+    record = FileRecord("a.py", (1, 2, 6, 10, 11), sha256_digest(b"x = 1\n"), "", "detector", decision)
+    cache.remember_files("host:/w", [record])
+    assert cache.files("host:/w", ["a.py"]) == {"a.py": record}
+    _sql(dsn, f"UPDATE {schema}.file_records SET record = replace(record, 'text/x-python', 'text/plain')")
+    assert cache.files("host:/w", ["a.py"]) == {}

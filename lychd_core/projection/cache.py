@@ -18,6 +18,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,15 @@ from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.projection.cache_entries import (
     CacheKey,
+    decode_entries,
     decode_entry,
+    decode_media,
     encode_entry,
     media_decision,
     media_detector,
     media_row,
 )
+from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
@@ -39,7 +43,8 @@ from lychd_core.stores.paths import sqlite_identity
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
-SCHEMA_VERSION = 2  # 2: entries carry a keyed MAC instead of a plain digest
+SCHEMA_VERSION = 3  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records
+BATCH = 400  # keys per batched SELECT (well under SQLite's bound on parameters)
 BUSY_TIMEOUT_MS = 10_000
 DEFAULT_KEY_NAME = "cache.key"
 
@@ -55,7 +60,7 @@ CREATE TABLE IF NOT EXISTS projections (
     facts TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
     PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
-) WITHOUT ROWID
+)
 """,
     """
 CREATE TABLE IF NOT EXISTS media_decisions (
@@ -66,6 +71,15 @@ CREATE TABLE IF NOT EXISTS media_decisions (
     decision TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
     PRIMARY KEY (source_digest, file_name, pinned, detector)
+) WITHOUT ROWID
+""",
+    """
+CREATE TABLE IF NOT EXISTS file_records (
+    scope TEXT NOT NULL,
+    path TEXT NOT NULL,
+    record TEXT NOT NULL,
+    entry_digest TEXT NOT NULL,
+    PRIMARY KEY (scope, path)
 ) WITHOUT ROWID
 """,
 )
@@ -153,6 +167,7 @@ class ProjectionCache:
         try:
             connection = sqlite3.connect(scratch, isolation_level=None)
             try:
+                connection.execute("PRAGMA page_size = 8192")  # entries of a few KB: fewer overflow pages
                 connection.execute("PRAGMA journal_mode = WAL")
                 self._claim(connection)
             finally:
@@ -208,6 +223,7 @@ class ProjectionCache:
         if version != SCHEMA_VERSION or application_id != APPLICATION_ID:
             connection.execute("DROP TABLE IF EXISTS projections")
             connection.execute("DROP TABLE IF EXISTS media_decisions")
+            connection.execute("DROP TABLE IF EXISTS file_records")
             for statement in _CREATE:
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -242,6 +258,58 @@ class ProjectionCache:
             key.as_list(),
         )
         return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
+
+    def get_many(self, keys: Sequence[CacheKey]) -> dict[CacheKey, tuple[Projected, bytes]]:
+        """Verified entries for ``keys`` (misses left out), in one SELECT per batch of source digests."""
+        rows = self._fetch_in(
+            "SELECT source_digest, profile, revision, options_digest, parser_version, payload, facts, entry_digest "
+            "FROM projections WHERE source_digest IN ({})",
+            [],
+            sorted({key.source_digest for key in keys}),
+        )
+        return decode_entries(self.secret, keys, rows)
+
+    def media_many(
+        self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
+    ) -> dict[tuple[str, str, str | None], MediaDecision]:
+        """Remembered decisions for ``(source digest, file name, pin)`` queries (misses left out)."""
+        detector = self._detector(declared)
+        rows = self._fetch_in(
+            "SELECT source_digest, file_name, pinned, decision, entry_digest FROM media_decisions "
+            "WHERE detector = ? AND source_digest IN ({})",
+            [detector],
+            sorted({query[0] for query in queries}),
+        )
+        return decode_media(self.secret, detector, queries, rows)
+
+    def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        """Verified file records of ``paths`` under ``scope`` (misses left out)."""
+        rows = self._fetch_in(
+            "SELECT path, record, entry_digest FROM file_records WHERE scope = ? AND path IN ({})",
+            [scope],
+            sorted(set(paths)),
+        )
+        found = (FileRecord.decode(self.secret, scope, path, text, tag) for path, text, tag in rows)
+        return {record.path: record for record in found if record is not None}
+
+    def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
+        """Store file records in one transaction (replacing older ones for the same paths)."""
+        rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
+        self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
+
+    def _fetch_in(self, sql: str, fixed: list[Any], values: list[Any]) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` whose ``IN ({})`` takes ``values`` in batches; unreadable is no rows (a miss)."""
+        found: list[tuple[Any, ...]] = []
+        with self._lock:
+            connection = self._connect()
+            try:
+                for start in range(0, len(values), BATCH):
+                    chunk = values[start : start + BATCH]
+                    query = sql.format(", ".join("?" * len(chunk)))
+                    found.extend(connection.execute(query, [*fixed, *chunk]).fetchall())
+            except sqlite3.DatabaseError:
+                return []
+        return found
 
     def _fetch(self, sql: str, parameters: list[Any]) -> tuple[Any, ...] | None:
         with self._lock:

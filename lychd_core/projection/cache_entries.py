@@ -3,14 +3,17 @@
 Key: (source digest, profile, revision, options digest, parser version); the options
 digest covers the profile's options and everything else that shapes the outcome. Every
 read re-checks the entry: its MAC (keyed, so a database edited without the key fails),
-its JSON, its schema, that its embedded key equals the lookup key and that its text
-matches its text digest. Any mismatch is a miss (recomputed and overwritten), never a result.
+its JSON, its schema and that its embedded key equals the lookup key. Any mismatch is a
+miss (recomputed and overwritten), never a result.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -38,9 +41,17 @@ class CacheKey:
         return [self.source_digest, self.profile, self.revision, self.options_digest, self.parser_version]
 
 
+CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""One encoder for every canonical text (``json.dumps`` with options builds a new one per call)."""
+_CORE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
+)
+"""For values built here only: they hold no cycles, so the encoder need not look for them."""
+
+
 def canonical_json(value: object) -> str:
     """Canonical JSON text of values built here (strings, integers, lists, dicts)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CORE.encode(value)
 
 
 def _no_float(text: str) -> object:
@@ -68,9 +79,17 @@ def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes)
 
 
 def decode_entry(
-    secret: bytes, key: CacheKey, payload: object, facts: object, tag: object
+    secret: bytes, key: CacheKey, payload: object, facts: object, tag: object, *, parse_facts: bool = True
 ) -> tuple[Projected, bytes] | None:
-    """The outcome and its canonical facts if every check passes, else None."""
+    """The outcome and its canonical facts if the MAC and the entry's shape check out, else None.
+
+    The keyed MAC is what makes an entry trustworthy: only this cache, holding the key,
+    could have written it, from a checked outcome and canonical facts. So the text and
+    the facts are not re-hashed or re-parsed here (the facts stay bytes until asked for);
+    the schema, the embedded key and the shape of the small fields are still checked.
+    ``parse_facts=False`` (the batched read) leaves ``Projected.facts`` None: the facts
+    travel as the canonical bytes beside the outcome, parsed only when someone asks.
+    """
     if not isinstance(payload, str) or not isinstance(facts, str):
         return None
     if not mac_matches(secret, tag, _key_text(key), payload, facts):
@@ -80,16 +99,50 @@ def decode_entry(
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA or data.get("key") != key.as_list():
             return None
         text, line_map, omissions = data["text"], data["line_map"], data["omissions"]
-        if not isinstance(text, str) or data["text_digest"] != text_digest(text):
+        if not isinstance(text, str) or not isinstance(line_map, list) or not isinstance(omissions, list):
             return None
-        if not isinstance(line_map, list) or not all(type(n) is int and n >= 1 for n in line_map):
-            return None
-        parsed_facts = json.loads(facts, parse_float=_no_float, parse_constant=_no_float)
-        parsed = tuple(Omission.model_validate(item) for item in omissions)
-    except (ValueError, TypeError, KeyError, ValidationError, UnicodeError):
+        parsed = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
+        parsed_facts = json.loads(facts, parse_float=_no_float, parse_constant=_no_float) if parse_facts else None
+        outcome = Projected(text=text, facts=parsed_facts, line_map=tuple(line_map), omissions=parsed)
+    except (ValueError, TypeError, KeyError, ValidationError):
         return None
-    outcome = Projected(text=text, facts=parsed_facts, line_map=tuple(line_map), omissions=parsed)
     return outcome, facts.encode("utf-8")
+
+
+def decode_entries(
+    secret: bytes, keys: Sequence[CacheKey], rows: Iterable[Sequence[Any]]
+) -> dict[CacheKey, tuple[Projected, bytes]]:
+    """Verified entries among ``rows`` (the key's five columns, payload, facts, MAC) for ``keys``.
+
+    Their ``Projected.facts`` is None: the facts are the canonical bytes beside each outcome.
+    """
+    wanted = set(keys)
+    found: dict[CacheKey, tuple[Projected, bytes]] = {}
+    for row in rows:
+        key = CacheKey(row[0], row[1], int(row[2]), row[3], row[4])
+        if key in wanted:
+            entry = decode_entry(secret, key, row[5], row[6], row[7], parse_facts=False)
+            if entry is not None:
+                found[key] = entry
+    return found
+
+
+MediaQuery = tuple[str, str, "str | None"]
+
+
+def decode_media(
+    secret: bytes, detector: str, queries: Sequence[MediaQuery], rows: Iterable[Sequence[Any]]
+) -> dict[MediaQuery, MediaDecision]:
+    """Verified decisions among ``rows`` (digest, file name, pin, decision, MAC) for ``queries``."""
+    wanted = {(digest, name, pinned or ""): (digest, name, pinned) for digest, name, pinned in queries}
+    found: dict[MediaQuery, MediaDecision] = {}
+    for digest, name, pinned, text, tag in rows:
+        query = wanted.get((digest, name, pinned))
+        if query is not None:
+            decision = media_decision(secret, [digest, name, pinned, detector], text, tag)
+            if decision is not None:
+                found[query] = decision
+    return found
 
 
 def media_row(secret: bytes, parameters: list[str], decision: MediaDecision) -> tuple[str, ...]:
@@ -115,6 +168,7 @@ def media_decision(secret: bytes, parameters: list[str], text: object, tag: obje
         return None
 
 
+@lru_cache(maxsize=64)
 def media_detector(declared: str = "") -> str:
     """Identity of the media-type detector: the core's tables, the declared ones and libmagic's version."""
     import magic

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
@@ -66,7 +65,7 @@ class MediaTable:
 
     def lookup(self, path: str) -> tuple[Declared, DeclaredSource] | None:
         """The declaration deciding ``path`` and its source name, by the documented precedence."""
-        name = PurePosixPath(path).name
+        name = path.rpartition("/")[2]
         if self.configured:
             found = _find(self.configured, name)
             if found is not None:
@@ -93,8 +92,21 @@ EMPTY_TABLE = MediaTable()
 
 def candidate_extensions(name: str) -> list[str]:
     """The file's compound extensions, longest first (``a.d.ts`` → ``.d.ts``, ``.ts``), lower-cased."""
-    suffixes = PurePosixPath(name.lower()).suffixes
+    suffixes = file_suffixes(name.lower())
     return ["".join(suffixes[index:]) for index in range(len(suffixes))]
+
+
+def file_suffix(name: str) -> str:
+    """``PurePosixPath(name).suffix`` without building a path (this runs once per file)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def file_suffixes(name: str) -> list[str]:
+    """``PurePosixPath(name).suffixes`` without building a path."""
+    if name.endswith("."):
+        return []
+    return ["." + suffix for suffix in name.lstrip(".").split(".")[1:]]
 
 
 def _core(key: str) -> str | None:

@@ -10,6 +10,7 @@ content. Every refusal is a :class:`~lychd_core.errors.MaterialError` subclass.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -23,6 +24,7 @@ from lychd_core.digests import is_digest, sha256_digest
 from lychd_core.errors import MaterialError, MediaTypeError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.mediatypes import normalize_media_type
+from lychd_core.projection.fingerprints import Fingerprint, fingerprint
 from lychd_core.projection.media import MediaDecision, detect_media_type
 
 ARTIFACT_PREFIX = "artifact:"
@@ -237,20 +239,49 @@ class Workspace:
     def _resolve(self, path: str) -> tuple[str, ...]:
         """Components of the real path under the root; symlinks may not leave it."""
         parts = check_relative_path(path)
-        target = self.root.joinpath(*parts)
+        root = str(self.root)
         try:
-            real = target.resolve(strict=True)
+            real = os.path.realpath(os.path.join(root, *parts), strict=True)
         except FileNotFoundError:
             raise MaterialNotFoundError(f"{path}: no such file in the workspace {self.root}") from None
-        except RuntimeError:  # Python 3.11 reports a symlink loop this way
-            raise MaterialScopeError(f"{path}: symlink loop") from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise MaterialScopeError(f"{path}: symlink loop") from None
             raise MaterialScopeError(f"{path}: cannot be resolved ({exc.strerror or exc})") from None
-        if real == self.root:
+        if real == root:
             raise SpecialFileError(f"{path}: is the workspace root, not a file")
-        if self.root not in real.parents:
+        inside = root.rstrip(os.sep) + os.sep
+        if not real.startswith(inside):
             raise MaterialScopeError(f"{path}: resolves to {real}, outside the workspace {self.root} (symlink)")
-        return real.relative_to(self.root).parts
+        return tuple(real[len(inside) :].split(os.sep))
+
+    def _open_plain(self, path: str) -> int | None:
+        """The file opened along its literal path when no component is a symlink, else None.
+
+        Every directory is opened with ``O_NOFOLLOW`` and the file too, and the checked
+        path has no ``..``, so a success is inside the root by construction; the caller
+        takes the resolving route (:meth:`_resolve`, which permits symlinks that stay
+        inside) for anything else, and that route's refusals.
+        """
+        parts = check_relative_path(path)
+        try:
+            fd = os.open(self.root, _OPEN_DIR)
+        except OSError:
+            return None
+        try:
+            for part in parts[:-1]:
+                next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
+                os.close(fd)
+                fd = next_fd
+            return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def _open_path(self, path: str) -> int:
+        fd = self._open_plain(path)
+        return fd if fd is not None else self._open(self.root, self._resolve(path), path)
 
     def _open(self, base: Path, parts: tuple[str, ...], shown: str) -> int:
         """Open the file component by component, never following a symlink swapped in meanwhile."""
@@ -269,6 +300,10 @@ class Workspace:
             os.close(fd)
 
     def _read_fd(self, fd: int, max_bytes: int, shown: str) -> bytes:
+        return self._read_fd_stat(fd, max_bytes, shown)[0]
+
+    def _read_fd_stat(self, fd: int, max_bytes: int, shown: str) -> tuple[bytes, os.stat_result]:
+        """The bytes and the ``fstat`` taken before reading them (the fingerprint they are recorded under)."""
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -286,14 +321,13 @@ class Workspace:
                 size += len(chunk)
             if size > max_bytes:
                 raise MaterialTooLargeError(f"{shown}: grew past the bound of {max_bytes} bytes while being read")
-            return b"".join(chunks)
+            return b"".join(chunks), info
         finally:
             os.close(fd)
 
     def read_bytes(self, path: str, max_bytes: int) -> bytes:
         """The bytes of a workspace file after every scope, kind and size check (no digest check)."""
-        parts = self._resolve(path)
-        return self._read_fd(self._open(self.root, parts, path), max_bytes, path)
+        return self._read_fd(self._open_path(path), max_bytes, path)
 
     def current_digest(self, path: str, max_bytes: int = CURRENT_DIGEST_LIMIT) -> str:
         """Digest of a workspace file's current content."""
@@ -326,13 +360,24 @@ class Workspace:
     def read_verified(self, ref: MaterialRef, max_bytes: int) -> tuple[bytes, str]:
         """The referenced bytes and their digest after scope, kind, size and digest checks."""
         data = self._read_artifact(ref.digest, max_bytes) if ref.path is None else self.read_bytes(ref.path, max_bytes)
+        return data, self._verify(ref, data)
+
+    @staticmethod
+    def _verify(ref: MaterialRef, data: bytes) -> str:
         digest = sha256_digest(data)
         if digest != ref.digest:
             raise DigestMismatchError(
                 f"{ref.source}: content digest is {digest}, but the reference expects {ref.digest}; "
                 "the material changed since it was referenced (re-reference it to use the new content)"
             )
-        return data, digest
+        return digest
+
+    def read_stamped(self, ref: MaterialRef, max_bytes: int) -> tuple[bytes, str, Fingerprint | None]:
+        """:meth:`read_verified`, plus the file's stat fingerprint when it was read (None for artifacts)."""
+        if ref.path is None:
+            return (*self.read_verified(ref, max_bytes), None)
+        data, info = self._read_fd_stat(self._open_path(ref.path), max_bytes, ref.path)
+        return data, self._verify(ref, data), fingerprint(info)
 
     def read(self, ref: MaterialRef, max_bytes: int) -> ResolvedMaterial:
         """Resolve ``ref``: scope, kind, size, digest and media type, or a typed refusal."""

@@ -20,14 +20,13 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Literal
 
 import magic
 
 from lychd_core.errors import MediaTypeError
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, OCTET_STREAM, is_textual, normalize_media_type
-from lychd_core.projection.declared import EMPTY_TABLE, MediaTable
+from lychd_core.projection.declared import EMPTY_TABLE, MediaTable, file_suffix
 
 __all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "detect_media_type", "sniff"]
 
@@ -108,10 +107,10 @@ def _by_name(path: str, table: MediaTable) -> tuple[str, DecisionSource] | None:
     declared = table.lookup(path)
     if declared is not None:
         return declared[0].media_type, declared[1]
-    name = PurePosixPath(path).name
+    name = path.rpartition("/")[2]
     if name in FILE_NAMES:
         return FILE_NAMES[name], "file-name"
-    suffix = PurePosixPath(name).suffix.lower()
+    suffix = file_suffix(name).lower()
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix], "extension"
     return None

@@ -11,7 +11,7 @@ from lychd_core.blocks import Omission
 from lychd_core.digests import canonical_json
 from lychd_core.errors import PluginCallError
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.cache_entries import CANONICAL, CacheKey
 from lychd_core.projection.materials import MaterialRef
 from lychd_core.projection.media import MediaDecision
 from lychd_core.registry import RegisteredPlugin
@@ -35,6 +35,9 @@ def _no_float(text: str) -> object:
     raise TypeError(f"canonical JSON refuses floats ({text}); use integers")
 
 
+_STRICT = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_float)
+
+
 def canonical_facts(value: object) -> bytes:
     """``canonical_json(value)``, with a fast path: C encoding and decoding instead of a Python walk.
 
@@ -42,8 +45,8 @@ def canonical_facts(value: object) -> bytes:
     (string keys, lists, no floats); anything else takes the exact, slower route.
     """
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        if json.loads(text, parse_float=_no_float, parse_constant=_no_float) == value:
+        text = CANONICAL.encode(value)
+        if _STRICT.decode(text) == value:
             return text.encode("utf-8")
     except (TypeError, ValueError):
         pass

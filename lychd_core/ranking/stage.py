@@ -69,7 +69,8 @@ def ranking_query(
     texts: list[str] = []
     count = config.ranking.history_messages
     for message in history[len(history) - count :] if count else ():
-        for part in message.get("parts", ()) if isinstance(message, Mapping) else ():
+        parts = message.get("parts") if isinstance(message, Mapping) else None
+        for part in parts if isinstance(parts, list) else ():  # hostile history: parts may be null or a number
             content = part.get("content") if isinstance(part, Mapping) else None
             if isinstance(content, str):
                 texts.append(content)

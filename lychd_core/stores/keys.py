@@ -6,7 +6,6 @@ cannot (a forged or edited entry fails its MAC and reads as a miss).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import stat
@@ -82,7 +81,7 @@ def _create_key(path: Path) -> None:
 def mac(key: bytes, *parts: str) -> str:
     """Keyed MAC over the parts (newline-joined UTF-8)."""
     data = "\n".join(parts).encode("utf-8", "surrogatepass")  # any str, even an undecodable file name
-    return MAC_PREFIX + hmac.new(key, data, hashlib.sha256).hexdigest()
+    return MAC_PREFIX + hmac.digest(key, data, "sha256").hex()  # one-shot: no HMAC object per call
 
 
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:

@@ -7,7 +7,7 @@ each, and the same inputs give the same plans, explanations and index digests on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from lychd_core.memory.records import MemoryRecord
     from lychd_core.memory.tombstones import ActiveView, Tombstone
     from lychd_core.projection.cache_entries import CacheKey
+    from lychd_core.projection.fingerprints import FileRecord
     from lychd_core.projection.media import MediaDecision
 
 
@@ -87,6 +88,25 @@ class ProjectionCacheStore(Protocol):
     def remember_media(
         self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = ""
     ) -> None: ...
+
+    def get_many(self, keys: Sequence[CacheKey]) -> dict[CacheKey, tuple[Projected, bytes]]:
+        """Verified entries for many keys at once (misses left out): one round trip per batch.
+
+        The outcomes' ``facts`` are None; their facts are the canonical bytes beside each one.
+        """
+        ...
+
+    def media_many(
+        self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
+    ) -> dict[tuple[str, str, str | None], MediaDecision]:
+        """Remembered decisions for many ``(source digest, file name, pin)`` queries (misses left out)."""
+        ...
+
+    def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        """Verified file records (stat fingerprint -> digest and media decision) of ``paths`` in ``scope``."""
+        ...
+
+    def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None: ...
 
     def count(self) -> int: ...
 

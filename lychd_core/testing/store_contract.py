@@ -35,6 +35,7 @@ from lychd_core.memory.errors import (
 )
 from lychd_core.memory.lifecycle import expire, review
 from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import detect_media_type
 from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
 from lychd_core.vocabulary import Provenance
@@ -258,3 +259,33 @@ class ProjectionCacheStoreContract:
         cache.remember_media([(digest, "a.py", None, decision)])
         assert cache.media(digest, "a.py", None) == decision
         assert cache.media(digest, "a.py", "text/plain") is None
+
+    def test_batched_reads_agree_with_single_reads(self, cache: ProjectionCacheStore) -> None:
+        keys = [
+            CacheKey(sha256_digest(f"src{n}".encode()), "verbatim", 1, CACHE_KEY.options_digest, "v") for n in range(5)
+        ]
+        cache.put_many([(key, CACHE_OUTCOME, CACHE_FACTS) for key in keys[:3]])
+        found = cache.get_many(keys)
+        assert sorted(found, key=keys.index) == keys[:3]
+        for key, (outcome, facts) in found.items():
+            single = cache.get(key)
+            assert single is not None and facts == single[1] == CACHE_FACTS
+            assert (outcome.text, outcome.line_map, outcome.omissions) == (CACHE_OUTCOME.text, (1, 2), ())
+        decision = detect_media_type("a.py", b"x = 1\n")
+        digest = sha256_digest(b"x = 1\n")
+        cache.remember_media([(digest, "a.py", None, decision)])
+        queries = [(digest, "a.py", None), (digest, "b.py", None), (digest, "a.py", "text/plain")]
+        assert cache.media_many(queries) == {(digest, "a.py", None): decision}
+        assert cache.get_many([]) == {} and cache.media_many([]) == {}
+
+    def test_file_records_are_scoped_and_keyed(
+        self, cache: ProjectionCacheStore, other_key_cache: ProjectionCacheStore
+    ) -> None:
+        decision = detect_media_type("a.py", b"x = 1\n")
+        record = FileRecord("src/a.py", (1, 2, 6, 10, 11), sha256_digest(b"x = 1\n"), "", "detector", decision)
+        assert cache.files("host:/w", ["src/a.py"]) == {}
+        cache.remember_files("host:/w", [record])
+        cache.remember_files("host:/w", [record])  # replacing is idempotent
+        assert cache.files("host:/w", ["src/a.py", "src/b.py"]) == {"src/a.py": record}
+        assert cache.files("host:/other", ["src/a.py"]) == {}
+        assert other_key_cache.files("host:/w", ["src/a.py"]) == {}

@@ -8,6 +8,7 @@ so a row edited in the database reads as a miss and is re-projected, never serve
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +19,27 @@ from lychd_core.errors import LychdError, ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.projection.cache_entries import (
     CacheKey,
+    decode_entries,
     decode_entry,
+    decode_media,
     encode_entry,
     media_decision,
     media_detector,
     media_row,
 )
+from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.postgres.database import Database, lock_space
 
 FORMAT = "lychd-projection-cache"
-VERSION = 2
+BATCH = 1000  # values per batched SELECT
+VERSION = 3  # 3: file records (stat fingerprints)
+
+_FILE_RECORDS = """CREATE TABLE IF NOT EXISTS file_records (
+        scope text NOT NULL, path text NOT NULL, record text NOT NULL, entry_mac text NOT NULL,
+        PRIMARY KEY (scope, path)
+    )"""
 
 _CREATE = (
     "CREATE TABLE cache_meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -45,6 +55,7 @@ _CREATE = (
         decision text NOT NULL, entry_mac text NOT NULL,
         PRIMARY KEY (source_digest, file_name, pinned, detector)
     )""",
+    _FILE_RECORDS,
 )
 
 
@@ -108,6 +119,9 @@ class PostgresProjectionCache:
             raise ProjectionCacheError(
                 f"{where} was written by a newer lychd (cache schema {rows['version']}, this one reads {VERSION})"
             )
+        if int(rows.get("version", "0")) < VERSION:  # 2 -> 3 adds a table; entries stay valid
+            conn.execute(_FILE_RECORDS)
+            conn.execute("UPDATE cache_meta SET value = %s WHERE key = 'version'", (str(VERSION),))
 
     def close(self) -> None:
         self._db.close()
@@ -126,6 +140,57 @@ class PostgresProjectionCache:
             key.as_list(),
         )
         return None if row is None else decode_entry(self.secret, key, row[0], row[1], row[2])
+
+    def _fetch_in(self, query: str, fixed: list[Any], values: list[Any]) -> list[tuple[Any, ...]]:
+        """Rows of ``query`` whose ``= ANY(%s)`` takes all ``values`` (one round trip per batch)."""
+        found: list[tuple[Any, ...]] = []
+        database = self._database()
+        for start in range(0, len(values), BATCH):
+            params = [*fixed, values[start : start + BATCH]]
+
+            def read(c: psycopg.Connection[Any], params: list[Any] = params) -> list[tuple[Any, ...]]:
+                return c.execute(query, params).fetchall()
+
+            found.extend(database.run("read the cache", read, transaction=False))
+        return found
+
+    def get_many(self, keys: Sequence[CacheKey]) -> dict[CacheKey, tuple[Projected, bytes]]:
+        rows = self._fetch_in(
+            "SELECT source_digest, profile, revision, options_digest, parser_version, payload, facts, entry_mac "
+            "FROM projections WHERE source_digest = ANY(%s)",
+            [],
+            sorted({key.source_digest for key in keys}),
+        )
+        return decode_entries(self.secret, keys, rows)
+
+    def media_many(
+        self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
+    ) -> dict[tuple[str, str, str | None], MediaDecision]:
+        detector = self._detector(declared)
+        rows = self._fetch_in(
+            "SELECT source_digest, file_name, pinned, decision, entry_mac FROM media_decisions "
+            "WHERE detector = %s AND source_digest = ANY(%s)",
+            [detector],
+            sorted({query[0] for query in queries}),
+        )
+        return decode_media(self.secret, detector, queries, rows)
+
+    def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        rows = self._fetch_in(
+            "SELECT path, record, entry_mac FROM file_records WHERE scope = %s AND path = ANY(%s)",
+            [scope],
+            sorted(set(paths)),
+        )
+        found = (FileRecord.decode(self.secret, scope, path, text, tag) for path, text, tag in rows)
+        return {record.path: record for record in found if record is not None}
+
+    def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
+        rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
+        self._write(
+            "INSERT INTO file_records VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (scope, path) DO UPDATE SET record = EXCLUDED.record, entry_mac = EXCLUDED.entry_mac",
+            rows,
+        )
 
     def _detector(self, declared: str = "") -> str:
         if declared not in self._detector_ids:

@@ -14,6 +14,7 @@ from typing import Any
 import tree_sitter
 
 from lychd_structure_treesitter.languages import LanguageSpec, parser
+from lychd_structure_treesitter.module_level import commonjs_export, global_block, global_definition, inner_doc
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
 
 FORMAT = "structure.treesitter/1"
@@ -106,12 +107,20 @@ class Outliner:
         self.budget = max_chars  # characters of signatures still allowed; the text is at least that long
         self.headers: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
+        self.file_doc: dict[str, Any] | None = None
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
 
     def signature(self, start: int, end: int) -> str:
         return self.spend(_collapse(self.text(start, end), self.options.max_signature_chars))
+
+    def short(self, value: tree_sitter.Node) -> bool:
+        return self._short(value)
+
+    def doc_of(self, comments: list[tree_sitter.Node], *, inner: bool = False) -> dict[str, Any]:
+        """The doc of ``comments``; ``inner`` strips Rust's ``//!`` and ``/*!`` markers."""
+        return self._doc(comments, inner=inner)
 
     def _short(self, value: tree_sitter.Node) -> bool:
         """A value short enough to show in full (a number, a name, a short string)."""
@@ -135,14 +144,24 @@ class Outliner:
                 continue
             if kind in self.spec.headers:
                 self.headers.append({"line": child.start_point.row + 1, "text": self.signature(*child.byte_range)})
+                if depth == 0 and self.spec.name == "go":  # Go's package doc sits above the package clause
+                    self.file_doc = self._prefix(children, index).get("doc") or self.file_doc
                 continue
             if kind in self.spec.imports:
                 self._import(child)
+                continue
+            block = global_block(child)
+            if block is not None:
+                definitions.append(global_definition(self, child, block, self._prefix(children, index), depth))
                 continue
             declaration = self._unwrap(child)
             if declaration is None:
                 if child.type == "export_statement" and child.child_by_field_name("source") is not None:
                     self._import(child)
+                exported = commonjs_export(self, child, {}, depth)
+                if exported is not None:
+                    exported.update(self._prefix(children, index))
+                    definitions.append(exported)
                 continue
             prefix = self._prefix(children, index)
             if declaration.type in self.spec.variables:
@@ -197,11 +216,13 @@ class Outliner:
             return (head.startswith(b"///") and not head.startswith(b"////")) or head.startswith(b"/**")
         return head.startswith(b"//")
 
-    def _doc(self, comments: list[tree_sitter.Node]) -> dict[str, Any]:
+    def _doc(self, comments: list[tree_sitter.Node], *, inner: bool = False) -> dict[str, Any]:
         lines: list[str] = []
         for comment in comments:
             for raw in self.text(*comment.byte_range).splitlines():
                 line = raw.strip()
+                if inner:
+                    line = line.removeprefix("//!").removeprefix("/*!")
                 for marker in ("/**", "*/", "///", "//"):
                     line = line.removeprefix(marker) if marker != "*/" else line.removesuffix(marker)
                 line = line.strip()
@@ -265,6 +286,9 @@ class Outliner:
         if body is not None and depth < MAX_DEPTH:
             if node.type in self.spec.scopes:
                 fact["body"], fact["members"] = "members", self.scope(body, depth + 1)
+                inner = None if "doc" in fact else inner_doc(self, body)
+                if inner is not None:  # a Rust module's //! docs document the module
+                    fact["doc"] = inner
             elif body.type in self.spec.containers:
                 fact["body"] = "members"
                 fact["members"] = self.members(body, depth + 1) if self.options.members == "all" else []
@@ -346,7 +370,11 @@ def outline_facts(
         raise ParseFailure(f"the {spec.name} grammar reports {what}{where} (not {spec.name} source?)")
     outliner = Outliner(data, spec, options, max_chars)
     definitions = outliner.scope(root, 0)
-    facts: dict[str, Any] = {"format": FORMAT, "language": spec.name, "headers": outliner.headers}
+    facts: dict[str, Any] = {"format": FORMAT, "language": spec.name}
+    doc = outliner.file_doc or inner_doc(outliner, root)
+    if doc is not None and options.doc_lines:
+        facts["doc"] = doc
+    facts["headers"] = outliner.headers
     if options.include_imports:
         facts["imports"] = outliner.imports
     facts["definitions"] = definitions

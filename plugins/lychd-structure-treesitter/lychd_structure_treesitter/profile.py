@@ -1,4 +1,8 @@
-"""The tree-sitter structure profiles, revision 1 each: one per language family."""
+"""The tree-sitter structure profiles, one per language family.
+
+Revisions: 2 for JavaScript, TypeScript, Go and Rust (their outlines gained CommonJS
+exports, ``declare global`` blocks, Go package docs and Rust ``//!`` docs), 1 for Java.
+"""
 
 from __future__ import annotations
 
@@ -22,13 +26,18 @@ class TreeSitterProfile:
     hostile-input tests); the outline walk is iterative or depth-bounded.
     """
 
-    revision = 1
     options_model = StructureTreeSitterOptions
 
     def __init__(
-        self, name: str, specs: Mapping[str, LanguageSpec], file_media_types: Mapping[str, str] | None = None
+        self,
+        name: str,
+        specs: Mapping[str, LanguageSpec],
+        file_media_types: Mapping[str, str] | None = None,
+        *,
+        revision: int = 1,
     ) -> None:
         self.name = name
+        self.revision = revision
         self._specs = dict(specs)
         self.media_types = frozenset(specs)
         self.file_media_types = MappingProxyType(dict(file_media_types or {}))
@@ -70,13 +79,14 @@ class TreeSitterProfile:
 
 
 PROFILES = (
-    TreeSitterProfile("structure.javascript", {"text/javascript": JAVASCRIPT}),
+    TreeSitterProfile("structure.javascript", {"text/javascript": JAVASCRIPT}, revision=2),
     TreeSitterProfile(
         "structure.typescript",
         {"text/x-typescript": TYPESCRIPT, "text/x-tsx": TSX},
         {".mts": "text/x-typescript", ".cts": "text/x-typescript"},
+        revision=2,
     ),
-    TreeSitterProfile("structure.go", {"text/x-go": GO}),
-    TreeSitterProfile("structure.rust", {"text/x-rust": RUST}),
+    TreeSitterProfile("structure.go", {"text/x-go": GO}, revision=2),
+    TreeSitterProfile("structure.rust", {"text/x-rust": RUST}, revision=2),
     TreeSitterProfile("structure.java", {"text/x-java": JAVA}),
 )

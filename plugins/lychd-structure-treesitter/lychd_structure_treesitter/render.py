@@ -8,6 +8,7 @@ from lychd_structure_treesitter.options import StructureTreeSitterOptions
 
 INDENT = "    "
 _DOC_PREFIX = {"rust": "///"}
+_FILE_DOC_PREFIX = {"rust": "//!"}
 
 
 class _Writer:
@@ -29,6 +30,11 @@ def render(facts: dict[str, Any], options: StructureTreeSitterOptions) -> tuple[
     """Outline text and its line map (the source line of each text line)."""
     out = _Writer(options.include_line_numbers)
     doc_prefix = _DOC_PREFIX.get(facts["language"], "//")
+    file_doc = facts.get("doc")
+    if file_doc:  # Go's package doc, Rust's //! crate or file-module doc
+        marker = _FILE_DOC_PREFIX.get(facts["language"], "//")
+        for offset, line in enumerate(file_doc["lines"]):
+            out.raw(f"{marker} {line}".rstrip(), file_doc["line"] + offset)
     for header in facts["headers"]:
         out.add(header["text"], header["line"])
     for fact in facts.get("imports", ()):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from lychd_structure_treesitter import PROFILES, TreeSitterProfile
 
+from lychd_core.config import default_config
 from lychd_core.testing import ProjectionProfileContract
 
 BY_NAME = {profile.name: profile for profile in PROFILES}
@@ -69,11 +70,23 @@ class TestJava(TestJavaScript):
         return SAMPLES["structure.java"]
 
 
-def test_every_profile_is_revision_one_and_names_its_grammars() -> None:
-    assert {p.name for p in PROFILES} == set(SAMPLES)
+REVISIONS = {
+    "structure.javascript": 2,  # 2: CommonJS exports
+    "structure.typescript": 2,  # 2: declare global blocks, CommonJS exports
+    "structure.go": 2,  # 2: the package doc
+    "structure.rust": 2,  # 2: //! inner docs
+    "structure.java": 1,
+}
+
+
+def test_every_profile_has_its_revision_and_names_its_grammars() -> None:
+    assert {p.name for p in PROFILES} == set(SAMPLES) == set(REVISIONS)
+    rules = default_config().projection.rules
     for profile in PROFILES:
-        assert profile.revision == 1
+        assert profile.revision == REVISIONS[profile.name]
         assert profile.parser_version.startswith("tree-sitter ") and "tree-sitter-" in profile.parser_version
+        for media_type in profile.media_types:  # the default configuration pins what is installed
+            assert (rules[media_type].profile, rules[media_type].revision) == (profile.name, profile.revision)
 
 
 def test_typescript_declares_its_own_extensions() -> None:

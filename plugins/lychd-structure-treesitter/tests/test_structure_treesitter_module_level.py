@@ -1,0 +1,135 @@
+"""File- and module-level parts: Go package docs, Rust //! docs, declare global, CommonJS exports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
+
+from lychd_core.digests import canonical_json, sha256_digest
+from lychd_core.families import Projected, SourceMaterial, Unavailable
+
+BY_MEDIA_TYPE = {media: profile for profile in PROFILES for media in profile.media_types}
+DEPTH = 5_000
+
+
+def project(media_type: str, text: str | bytes, max_chars: int = 96_000, **options: Any) -> Projected | Unavailable:
+    data = text.encode() if isinstance(text, str) else text
+    source = SourceMaterial("x", media_type, data, sha256_digest(data), 20_000_000, max_chars)
+    outcome = BY_MEDIA_TYPE[media_type].project(source, StructureTreeSitterOptions(**options))
+    if isinstance(outcome, Projected):
+        assert len(outcome.line_map) == len(outcome.text.splitlines()) and len(outcome.text) <= max_chars
+        canonical_json(outcome.facts)
+    return outcome
+
+
+def outline(media_type: str, text: str, **options: Any) -> tuple[str, Any]:
+    outcome = project(media_type, text, **options)
+    assert isinstance(outcome, Projected), outcome
+    return outcome.text, outcome.facts
+
+
+def test_go_package_doc_is_outlined_before_the_package_clause() -> None:
+    text, facts = outline("text/x-go", "// Package kv stores values.\n// It is small.\npackage kv\n\nfunc Get() {}\n")
+    assert text.splitlines()[:3] == ["// Package kv stores values.", "// It is small.", "package kv  // L3"]
+    assert facts["doc"] == {"line": 1, "lines": ["Package kv stores values.", "It is small."]}
+    detached, facts = outline("text/x-go", "// A licence header.\n\npackage kv\n")
+    assert "doc" not in facts and detached == "package kv  // L3"
+    quiet, facts = outline("text/x-go", "// Package kv.\npackage kv\n", doc_lines=0)
+    assert "doc" not in facts and quiet == "package kv  // L2"
+
+
+def test_rust_inner_docs_document_the_crate_and_modules() -> None:
+    source = (
+        "// licence\n//! The crate.\n//! Second line.\n\n/// Outer.\nfn f() {}\n"
+        "mod m {\n    //! Inner m.\n    fn g() {}\n}\n"
+    )
+    text, facts = outline("text/x-rust", source)
+    assert text.splitlines()[:2] == ["//! The crate.", "//! Second line."]
+    assert facts["doc"] == {"line": 2, "lines": ["The crate.", "Second line."]}
+    module = next(d for d in facts["definitions"] if d["name"] == "m")
+    assert module["doc"] == {"line": 8, "lines": ["Inner m."]}
+    _, facts = outline("text/x-rust", "/// Outer m.\nmod m {\n    //! Inner m.\n}\n")
+    assert facts["definitions"][0]["doc"]["lines"] == ["Outer m."]
+    block, facts = outline("text/x-rust", "/*! Block crate doc. */\nfn f() {}\n")
+    assert facts["doc"]["lines"] == ["Block crate doc."] and block.startswith("//! Block crate doc.")
+    _, facts = outline("text/x-rust", "fn f() {}\n//! not leading\n")
+    assert "doc" not in facts
+
+
+def test_typescript_declare_global_is_a_scope() -> None:
+    source = (
+        "export {};\n/** Window additions. */\ndeclare global {\n"
+        "  interface Window { app: App }\n  var debug: boolean;\n}\n"
+    )
+    text, facts = outline("text/x-typescript", source)
+    assert "declare global {  // L3" in text and "    interface Window {  // L4" in text
+    block = next(d for d in facts["definitions"] if d["kind"] == "global")
+    assert block["doc"]["lines"] == ["Window additions."]
+    assert {m["name"] for m in block["members"]} == {"Window", "debug"}
+    assert {"Window", "debug"} <= set(facts["symbols"]["defines"])
+    shallow, _ = outline("text/x-typescript", source, members="none")
+    assert "declare global {" in shallow
+    tsx, _ = outline("text/x-tsx", source)
+    assert "declare global {  // L3" in tsx
+
+
+@pytest.mark.parametrize("media_type", ["text/javascript", "text/x-typescript"])
+def test_commonjs_exports_are_outlined(media_type: str) -> None:
+    source = (
+        "module.exports = function main(a) { return a; };\n"
+        "exports.limit = 10;\n"
+        "module.exports.Store = class Store { get(k) { return k; } };\n"
+        "exports.table = { alpha: 1, beta: 2, gamma: 3, delta: 4, epsilon: 5 };\n"
+        'exports["odd-name"] = 1;\nother.thing = 2;\nfunction f() { exports.inner = 1; }\n'
+    )
+    text, facts = outline(media_type, source)
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "module.exports = function main(a) { … }  // L1",
+        "exports.limit = 10  // L2",
+        "module.exports.Store = class Store {  // L3",
+    ]
+    assert "exports.table = …  // L4" in lines
+    assert "odd-name" not in text and "other.thing" not in text and "inner" not in text
+    kinds = {(d["kind"], d["name"]) for d in facts["definitions"]}
+    assert {("function", None), ("export", "limit"), ("class", "Store"), ("export", "table")} <= kinds
+    assert {"limit", "Store", "table", "get"} <= set(facts["symbols"]["defines"])
+
+
+@pytest.mark.parametrize(
+    ("media_type", "data"),
+    [
+        ("text/x-go", b"//" + b" x\n//" * DEPTH + b"\npackage p\n"),
+        ("text/x-rust", b"//! doc line\n" * DEPTH + b"fn f() {}\n"),
+        ("text/x-rust", b"mod m {\n//! inner\n" * 200 + b"}\n" * 200),
+        ("text/x-typescript", b"export {};\ndeclare global {\n" + b"namespace N {" * DEPTH + b"}" * DEPTH + b"}\n"),
+        ("text/javascript", b"module.exports = " + b"(" * DEPTH + b"1" + b")" * DEPTH + b";\n"),
+        ("text/javascript", b"exports.a = exports.b = " * DEPTH + b"1;\n"),
+    ],
+)
+def test_hostile_module_level_input_stays_bounded(media_type: str, data: bytes) -> None:
+    outcome = project(media_type, data)
+    assert outcome == project(media_type, data)
+    assert isinstance(outcome, Projected), outcome
+    assert len(outcome.text.splitlines()) < 40 and len(outcome.text) < 4_000
+
+
+def test_a_minified_commonjs_bundle_is_refused_not_cut() -> None:
+    data = b"".join(b"exports.f%d=function(b){return b+1};" % n for n in range(100_000))
+    outcome = project("text/javascript", data, max_chars=96_000)
+    assert isinstance(outcome, Unavailable) and "never cut" in outcome.reason
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.from_regex(r"[a-z][a-zA-Z0-9_]{0,10}", fullmatch=True), value=st.integers(0, 10**6))
+def test_every_commonjs_export_name_is_defined_with_its_line(name: str, value: int) -> None:
+    source = f"// header\nexports.{name} = {value};\n"
+    outcome = project("text/javascript", source)
+    if isinstance(outcome, Unavailable):  # a keyword where JavaScript wants a name
+        return
+    facts: Any = outcome.facts
+    assert any(d["name"] == name and d["line"] == 2 for d in facts["definitions"])
