@@ -9,12 +9,16 @@ characters a message). Three agents, identical but for one capability:
   last ``4 x turn window`` messages of ``request_context.messages`` (no validation, no
   measuring, no grouping);
 * ``governed`` — ``GovernedContext`` with the same turn window (20 groups) and a
-  character cap that the turn window reaches first.
+  character cap that the turn window reaches first. Request after request the settled
+  messages are the same objects, so it converts only the new tail (its memo is warm);
+* ``cold`` — the same agent, but every request gets a fresh shallow copy of each history
+  message (new objects, copied outside the timer), so nothing is memoized: the cost of
+  the first request over a history the capability has never seen.
 
 The figure is the per-request CPU time of this process (one ``agent.run`` with one
 model request, best of N; CPU time because the machine is shared) of ``governed`` over
 ``trimmer`` at each history length (goal <= 1.2 at both), and ``governed`` minus
-``trimmer`` at both lengths (goal: flat).
+``trimmer`` at both lengths (goal: flat). ``cold`` is reported beside them.
 
 Run: python benchmarks/bench_pydantic_ai.py [--full]
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import sys
 import time
 from pathlib import Path
@@ -64,6 +69,23 @@ class Trimmer(AbstractCapability[Any]):
         return request_context
 
 
+class TimedGoverned(GovernedContext[None]):
+    """``GovernedContext`` recording the CPU time of its own hook: the capability's cost alone."""
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.spent: list[float] = []
+
+    async def before_model_request(
+        self, ctx: RunContext[None], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        start = time.process_time()
+        try:
+            return await super().before_model_request(ctx, request_context)
+        finally:
+            self.spent.append(time.process_time() - start)
+
+
 def history(turns: int) -> list[ModelMessage]:
     pad = "lorem ipsum dolor " * 8
     messages: list[ModelMessage] = []
@@ -91,11 +113,12 @@ def agents() -> dict[str, Agent[None, str]]:
     }
 
 
-async def per_request(agent: Agent[None, str], past: list[ModelMessage], repeats: int) -> float:
+async def per_request(agent: Agent[None, str], past: list[ModelMessage], repeats: int, cold: bool = False) -> float:
     best = float("inf")
     for _ in range(repeats):
+        sent = [copy.copy(message) for message in past] if cold else past  # new objects: nothing memoized
         start = time.process_time()  # CPU time: the machine is shared, wall time wanders with its load
-        await agent.run("next question", message_history=past)
+        await agent.run("next question", message_history=sent)
         best = min(best, time.process_time() - start)
     return best
 
@@ -114,15 +137,28 @@ async def main(full: bool) -> None:
             for name, agent in contenders.items():
                 t = await per_request(agent, pasts[turns], repeats)
                 times[name, turns] = min(times.get((name, turns), float("inf")), t)
+            t = await per_request(contenders["governed"], pasts[turns], repeats, cold=True)
+            times["cold", turns] = min(times.get(("cold", turns), float("inf")), t)
     print(f"# per-request CPU time, best of {rounds} x {repeats} (one agent.run, one model request)")
-    print(f"{'turns':>6} {'bare':>10} {'trimmer':>10} {'governed':>10} {'governed/trimmer':>17}")
+    header = f"{'turns':>6} {'bare':>10} {'trimmer':>10} {'governed':>10} {'cold':>10}"
+    print(f"{header} {'governed/trimmer':>17} {'cold/trimmer':>13}")
     for turns in sizes:
-        b, t, g = (times[name, turns] * 1e3 for name in ("bare", "trimmer", "governed"))
-        print(f"{turns:>6} {b:>8.3f}ms {t:>8.3f}ms {g:>8.3f}ms {g / t:>17.2f}")
+        b, t, g, c = (times[name, turns] * 1e3 for name in ("bare", "trimmer", "governed", "cold"))
+        print(f"{turns:>6} {b:>8.3f}ms {t:>8.3f}ms {g:>8.3f}ms {c:>8.3f}ms {g / t:>17.2f} {c / t:>13.2f}")
     extra = {n: (times["governed", n] - times["trimmer", n]) * 1e3 for n in sizes}
     print(f"governed - trimmer: {extra[300]:.2f}ms at 300 turns, {extra[1_000]:.2f}ms at 1000 (goal: flat)")
     worst = max(times["governed", n] / times["trimmer", n] for n in sizes)
     print(f"governed / trimmer, worst of both lengths: {worst:.2f} (goal <= 1.2)")
+    hook = TimedGoverned(governors=GOVERNORS)  # a separate pass: the hook alone, warm memo
+    timed = Agent(FunctionModel(answer), capabilities=[hook])
+    spent = {}
+    for turns in sizes:
+        await timed.run("warm up", message_history=pasts[turns])
+        hook.spent.clear()
+        for _ in range(repeats * rounds):
+            await timed.run("next question", message_history=pasts[turns])
+        spent[turns] = sorted(hook.spent)[len(hook.spent) // 2] * 1e3
+    print(f"the capability's hook alone (median): {spent[300]:.2f}ms at 300 turns, {spent[1_000]:.2f}ms at 1000")
 
 
 if __name__ == "__main__":

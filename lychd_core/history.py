@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,13 +164,18 @@ class MessageGroup:
         object.__setattr__(self, "chars", sum(len(text) for text in self.texts))
 
 
-def iter_groups_newest_first(messages: Sequence[Message]) -> Iterator[MessageGroup]:
-    """Yield complete groups from the newest backward, validating what it reads."""
+def iter_groups_newest_first(
+    messages: Sequence[Message], text_of: Callable[[int], str] | None = None
+) -> Iterator[MessageGroup]:
+    """Yield complete groups from the newest backward, validating what it reads.
+
+    ``text_of(index)``, when given, is ``compact_json(messages[index])`` already known
+    (a caller that keeps it across requests)."""
     end = len(messages)
     texts: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
         check_message(messages[index], f"history[{index}]")
-        texts.append(compact_json(messages[index]))
+        texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
         if starts_group(messages, index):
             check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
             yield MessageGroup(index, end, tuple(reversed(texts)))

@@ -6,7 +6,7 @@ default), not tokenizer accounting; the per-request token bound is independent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lychd_core.errors import BudgetError, ContextBudgetExceededError
@@ -65,13 +65,20 @@ class BoundedMessages:
     continuation_chars: int
 
 
-def bound_messages(messages: Sequence[Message], *, turn_window: int, char_budget: int) -> BoundedMessages:
+def bound_messages(
+    messages: Sequence[Message],
+    *,
+    turn_window: int,
+    char_budget: int,
+    text_of: Callable[[int], str] | None = None,
+) -> BoundedMessages:
     """Keep the newest group whole (the in-progress continuation) plus the newest
     complete settled groups that fit ``char_budget`` and ``turn_window``.
 
     Raises ``ContextBudgetExceededError`` when the continuation alone does not fit.
+    ``text_of``: see ``iter_groups_newest_first``.
     """
-    groups = iter_groups_newest_first(messages)
+    groups = iter_groups_newest_first(messages, text_of)
     current = next(groups, None)
     if current is None:
         return BoundedMessages(0, 0, 0, 0, 0)

@@ -15,7 +15,8 @@ from typing import Generic, TypeVar, overload
 from lychd_core.assembly.governors import BoundedMessages, bound_messages, effective_char_cap
 from lychd_core.config import Governors
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.history import Message
+from lychd_core.history import Message, compact_json
+from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
 
 ItemT = TypeVar("ItemT")
 
@@ -37,7 +38,8 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
     With ``convert_many``, a miss converts up to ``chunk`` uncached items ending at the
     one read in one call (reading goes newest first, so those are read next): one
     serializer call per chunk instead of per message, at most ``chunk - 1`` converted
-    beyond what bounding reads."""
+    beyond what bounding reads. With ``memo``, items converted by an earlier request
+    (the same live, unchanged objects) are not converted again, nor their JSON redone."""
 
     def __init__(
         self,
@@ -45,29 +47,62 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         convert: Callable[[ItemT], Message],
         convert_many: Callable[[Sequence[ItemT]], list[Message]] | None = None,
         chunk: int = 16,
+        memo: WireMemo[ItemT] | None = None,
     ) -> None:
         self._items = items
         self._convert = convert
         self._convert_many = convert_many
         self._chunk = chunk
+        self._memo = memo
         self._cache: dict[int, Message] = {}
+        self._texts: dict[int, str] = {}
+        self._entries: dict[int, MemoEntry] = {}
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def _hit(self, index: int) -> Message | None:
+        entry = None if self._memo is None else self._memo.get(self._items[index])
+        if entry is None:
+            return None
+        self._cache[index] = entry.wire
+        self._entries[index] = entry
+        if entry.text is not None:
+            self._texts[index] = entry.text
+        return entry.wire
+
+    def _store(self, index: int, wire: Message) -> None:
+        self._cache[index] = wire
+        entry = None if self._memo is None else self._memo.put(self._items[index], wire)
+        if entry is not None:
+            self._entries[index] = entry
 
     def _at(self, index: int) -> Message:
         cached = self._cache.get(index)
         if cached is not None:
             return cached
+        hit = self._hit(index)
+        if hit is not None:
+            return hit
         if self._convert_many is None:
-            cached = self._cache[index] = measured(self._convert(self._items[index]))
-            return cached
+            self._store(index, measured(self._convert(self._items[index])))
+            return self._cache[index]
         low = index
-        while low > 0 and index - low + 1 < self._chunk and low - 1 not in self._cache:
+        while low > 0 and index - low + 1 < self._chunk and low - 1 not in self._cache and self._hit(low - 1) is None:
             low -= 1
         for offset, message in enumerate(self._convert_many(self._items[low : index + 1])):
-            self._cache[low + offset] = measured(message)
+            self._store(low + offset, measured(message))
         return self._cache[index]
+
+    def text(self, index: int) -> str:
+        """The compact JSON of ``self[index]`` (its cost), computed once per message object."""
+        text = self._texts.get(index)
+        if text is None:
+            text = self._texts[index] = compact_json(self._at(index))
+            entry = self._entries.get(index)
+            if entry is not None:
+                entry.text = text
+        return text
 
     @overload
     def __getitem__(self, index: int) -> Message: ...
@@ -130,7 +165,7 @@ def bound_outbound(
     """
     budget = history_char_budget(governors, window, instruction_chars, rendering_chars)
     view = wire if isinstance(wire, LazyWire) else LazyWire(wire, _identity)
-    return bound_messages(view, turn_window=governors.turn_window, char_budget=budget)
+    return bound_messages(view, turn_window=governors.turn_window, char_budget=budget, text_of=view.text)
 
 
 def _identity(message: Message) -> Message:

@@ -52,6 +52,7 @@ from lychd_core.integrations.outbound import (
     measured,
     outbound_char_cap,
 )
+from lychd_core.integrations.wire_memo import WireMemo
 from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
 
 __all__ = [
@@ -224,6 +225,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     _floor_text: str = field(init=False, repr=False, default="")
     _char_cap: int = field(init=False, repr=False, default=0)
     _input_limit: int | None = field(init=False, repr=False, default=None)
+    # Settled messages are the same objects request after request: convert each once.
+    _memo: WireMemo[ModelMessage] = field(init=False, repr=False, compare=False, default_factory=WireMemo)
 
     def __post_init__(self) -> None:
         if not isinstance(self.governors, Governors):
@@ -321,7 +324,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         messages = request_context.messages
         parameters = request_context.model_request_parameters
         instruction_chars = len(InstructionPart.join(parameters.instruction_parts or []) or "")
-        wire = LazyWire(messages, _wire_of, _wires_of)
+        wire = LazyWire(messages, _wire_of, _wires_of, memo=self._memo)
         rendering_chars = 0
         while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
             bound = bound_outbound(

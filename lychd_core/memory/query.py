@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lychd_core.digests import json_digest
 from lychd_core.memory.canonical import canonical_feature_names
@@ -89,6 +89,29 @@ class MemoryQuery:
     weights: RankingWeights = field(default_factory=RankingWeights)
     scope_policy: ScopePolicy = ScopePolicy.INCLUDE_BROADER
     """``include-broader`` (default): broader record scopes apply too; ``exact``: only equal scopes."""
+
+    if TYPE_CHECKING:  # what the constructor accepts; the fields above hold it canonical
+
+        def __init__(
+            self,
+            *,
+            scope: MemoryScope,
+            now: int,
+            role_profile: RoleProfile | None = ...,
+            claim_types: Iterable[ClaimType | str] = ...,
+            features: Iterable[str] = ...,
+            required_features: Iterable[str] = ...,
+            min_confidence: int = ...,
+            min_supporting: int = ...,
+            max_review_age: int | None = ...,
+            max_negative_feedback_bp: int = ...,
+            max_contradiction_bp: int = ...,
+            limit: int = ...,
+            max_tokens: int | None = ...,
+            recency_horizon: int = ...,
+            weights: RankingWeights = ...,
+            scope_policy: ScopePolicy | str = ...,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, MemoryScope):

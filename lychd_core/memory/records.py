@@ -8,11 +8,11 @@ this package reads the wall clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from json.encoder import encode_basestring
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.errors import MemoryRecordError
@@ -114,6 +114,10 @@ class Feedback:
         check_int("feedback.negative", self.negative, 0, MAX_COUNT)
 
 
+FeaturesInput: TypeAlias = Mapping[str, int] | Iterable[tuple[str, int]]
+"""What ``features`` accepts: a ``{name: weight}`` mapping or any collection of pairs."""
+
+
 def check_features(features: object) -> tuple[tuple[str, int], ...]:
     """Canonical features: ``(name, weight_bp)`` pairs sorted by name, unique, weights 1..10000."""
     if not isinstance(features, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in features):
@@ -162,6 +166,34 @@ class MemoryRecord:
     label: PrivatizationLabel | None = None
     """Privacy label of the claim, if known; evidence without one is restricted with unknown lineage."""
     _digest: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # what the constructor accepts; the fields above hold it canonical
+
+        def __init__(
+            self,
+            *,
+            memory_id: str,
+            revision: int,
+            scope: MemoryScope,
+            claim_type: ClaimType | str,
+            claim: str,
+            source_provenance: Provenance | str,
+            source_events: Iterable[str],
+            confidence: int,
+            token_estimate: int,
+            created: int,
+            observed: int,
+            supporting: Iterable[str] = ...,
+            contradicting: Iterable[str] = ...,
+            features: FeaturesInput = ...,
+            feedback: Feedback = ...,
+            reviewed: int | None = ...,
+            expires: int | None = ...,
+            state: LifecycleState | str = ...,
+            quarantined_at: int | None = ...,
+            superseded_by: str | None = ...,
+            label: PrivatizationLabel | None = ...,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         check_id("memory_id", self.memory_id)
