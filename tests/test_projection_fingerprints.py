@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config, parse_config
-from lychd_core.errors import LychdError
+from lychd_core.errors import LychdError, MaterialError
 from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.current import current_refs
 from lychd_core.projection.declared import file_suffix, file_suffixes
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS, FileRecord, settled
 from lychd_core.projection.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
@@ -172,3 +173,61 @@ def test_file_suffixes_match_pathlib(name: str) -> None:
         return
     assert file_suffix(name) == PurePosixPath(name).suffix
     assert file_suffixes(name) == PurePosixPath(name).suffixes
+
+
+def test_current_refs_take_recorded_digests_and_read_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, state = tmp_path / "w", tmp_path / "state"
+    tree(root, FILES)
+    names = sorted(FILES)
+    made = projector(root, state)
+    made.project_many(refs(root, names))
+    (root / "notes.md").write_text("# Changed notes\n", encoding="utf-8")
+    read: list[str] = []
+    original = Workspace.read_bytes
+
+    def spy(self: Workspace, path: str, max_bytes: int) -> bytes:
+        read.append(path)
+        return original(self, path, max_bytes)
+
+    monkeypatch.setattr(Workspace, "read_bytes", spy)
+    found = current_refs(Workspace(root), made.cache, [*names, "missing.py", "../up.py"], required=False)
+    assert read == ["notes.md", "missing.py", "../up.py"]  # not the two unchanged, recorded files
+    monkeypatch.setattr(Workspace, "read_bytes", original)
+    assert [r.digest for r in found[:3] if isinstance(r, MaterialRef)] == [r.digest for r in refs(root, names)]
+    assert isinstance(found[3], MaterialError) and isinstance(found[4], MaterialScopeError)
+    assert current_refs(Workspace(root), None, names) == refs(root, names)
+
+
+EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(sorted(FILES)),
+        st.sampled_from(["same-size", "longer", "delete", "touch", "keep"]),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=EDITS)
+def test_runs_with_records_equal_runs_without_after_any_edits(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, str]]
+) -> None:
+    base = tmp_path_factory.mktemp("edits")
+    root, state = base / "w", base / "state"
+    tree(root, FILES)
+    references = refs(root, sorted(FILES), required=False)
+    time.sleep(0.06)
+    projector(root, state, margin=50_000_000).project_many(references)  # records every settled file
+    for name, edit in edits:
+        path = root / name
+        if edit == "delete":
+            path.unlink(missing_ok=True)
+        elif edit == "touch" and path.exists():
+            os.utime(path)
+        elif edit != "keep":
+            old = FILES[name]
+            path.write_text(old.replace("1", "2") if edit == "same-size" else old + "# more\n", encoding="utf-8")
+    time.sleep(0.06)
+    served = projector(root, state, margin=50_000_000).project_many(references)
+    fresh = projector(root, base / "fresh", margin=10**18).project_many(references)
+    assert [(c.digest, c.unavailable) for c in served] == [(c.digest, c.unavailable) for c in fresh]

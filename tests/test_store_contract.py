@@ -22,6 +22,9 @@ from lychd_core.stores.postgres.schema import PG_MIGRATIONS
 from lychd_core.stores.protocols import ProjectionCacheStore
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import (
+    CACHE_FACTS,
+    CACHE_KEY,
+    CACHE_OUTCOME,
     MemoryStoreContract,
     Opener,
     ProjectionCacheStoreContract,
@@ -165,3 +168,21 @@ def test_an_edited_postgresql_file_record_is_a_miss(
     assert cache.files("host:/w", ["a.py"]) == {"a.py": record}
     _sql(dsn, f"UPDATE {schema}.file_records SET record = replace(record, 'text/x-python', 'text/plain')")
     assert cache.files("host:/w", ["a.py"]) == {}
+
+
+def test_a_version_2_postgresql_cache_gains_file_records_and_keeps_its_entries(
+    lychd_postgresql: PostgresServer, lychd_pg_schema: str, tmp_path: Path
+) -> None:
+    dsn, schema = lychd_postgresql.dsn(), lychd_pg_schema
+    cache = PostgresProjectionCache(dsn, schema=schema, key_path=tmp_path / "cache.key")
+    cache.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)
+    cache.close()
+    _sql(dsn, f"DROP TABLE {schema}.file_records", f"UPDATE {schema}.cache_meta SET value = '2' WHERE key = 'version'")
+    reopened = PostgresProjectionCache(dsn, schema=schema, key_path=tmp_path / "cache.key")
+    assert reopened.get(CACHE_KEY) == (CACHE_OUTCOME, CACHE_FACTS)
+    decision = detect_media_type("a.py", b"x = 1\n")
+    record = FileRecord("a.py", (1, 2, 6, 10, 11), sha256_digest(b"x = 1\n"), "", "detector", decision)
+    reopened.remember_files("host:/w", [record])
+    assert reopened.files("host:/w", ["a.py"]) == {"a.py": record}
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute(f"SELECT value FROM {schema}.cache_meta WHERE key = 'version'").fetchone() == ("3",)

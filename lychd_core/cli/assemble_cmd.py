@@ -18,9 +18,11 @@ from lychd_core.cli.rank_cmd import rank_text, ranking_summary
 from lychd_core.errors import AssemblyError, MaterialError
 from lychd_core.inputs import parse_json, read_input_bytes, read_input_text
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.projection.current import current_refs
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.walk import walk_files
 from lychd_core.ranking import node_rankings
+from lychd_core.stores.protocols import ProjectionCacheStore
 
 MAX_MESSAGES_BYTES = 256 * 1024 * 1024
 MAX_QUERY_BYTES = 16 * 1024 * 1024
@@ -90,7 +92,9 @@ def _query(args: argparse.Namespace) -> str:
     return read_input_text(args.query_file, what="--query-file", max_bytes=MAX_QUERY_BYTES, error=AssemblyError)
 
 
-def _material_refs(workspace: Workspace, paths: list[str]) -> tuple[list[MaterialRef], list[Unexplained]]:
+def _material_refs(
+    workspace: Workspace, paths: list[str], cache: ProjectionCacheStore | None = None
+) -> tuple[list[MaterialRef], list[Unexplained]]:
     """A named file is required (any refusal stops the run); a file found by walking a
     directory is optional, and one that cannot be referenced is reported, not fatal."""
     refs: list[MaterialRef] = []
@@ -103,11 +107,12 @@ def _material_refs(workspace: Workspace, paths: list[str]) -> tuple[list[Materia
         walked = walk_files(workspace.root / relative, workspace.root)
         skipped += [Unexplained(path, f"unreadable directory: {reason}") for path, reason in walked.unreadable]
         skipped += [Unexplained(path, reason) for path, reason in walked.refused]
-        for file in walked.files:
-            try:
-                refs.append(MaterialRef.for_current(workspace, file, required=False))
-            except MaterialError as exc:
-                skipped.append(Unexplained(file, f"{type(exc).__name__}: {exc}"))
+        files = list(walked.files)
+        for file, found in zip(files, current_refs(workspace, cache, files, required=False), strict=True):
+            if isinstance(found, MaterialError):  # unchanged recorded files are not re-read to be referenced
+                skipped.append(Unexplained(file, f"{type(found).__name__}: {found}"))
+            else:
+                refs.append(found)
     return refs, skipped
 
 
@@ -116,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     query = _query(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
-    refs, skipped = _material_refs(orchestrator.workspace, args.material)
+    cache = orchestrator.projector().cache if args.material else None
+    refs, skipped = _material_refs(orchestrator.workspace, args.material, cache)
     identity = []
     if args.instructions:
         identity.append(

@@ -17,12 +17,14 @@ from lychd_core.cli.loading import checked_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import MaterialError
+from lychd_core.projection.current import current_refs
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
 from lychd_core.stores.factory import open_projection_cache
+from lychd_core.stores.protocols import ProjectionCacheStore
 
 PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50
@@ -64,14 +66,16 @@ def collect_paths(
     return list(files), problems
 
 
-def _refs(workspace: Workspace, paths: list[str]) -> tuple[list[MaterialRef], dict[str, str]]:
+def _refs(
+    workspace: Workspace, cache: ProjectionCacheStore | None, paths: list[str]
+) -> tuple[list[MaterialRef], dict[str, str]]:
     refs: list[MaterialRef] = []
     refused: dict[str, str] = {}
-    for path in paths:
-        try:
-            refs.append(MaterialRef.for_current(workspace, path, required=False))
-        except MaterialError as exc:  # escapes, special files, oversized: reported, never a crash
-            refused[path] = f"{type(exc).__name__}: {exc}"
+    for path, found in zip(paths, current_refs(workspace, cache, paths, required=False), strict=True):
+        if isinstance(found, MaterialError):  # escapes, special files, oversized: reported, never a crash
+            refused[path] = f"{type(found).__name__}: {found}"
+        else:
+            refs.append(found)
     return refs, refused
 
 
@@ -90,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
     config = checked_config(args.config)
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
-    refs, refused = _refs(workspace, paths)
     cache = None if args.no_cache else open_projection_cache(config, workspace.root)
+    refs, refused = _refs(workspace, cache, paths)
     projector = Projector(config, get_registry(), workspace, cache)
     show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
     try:

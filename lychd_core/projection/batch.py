@@ -11,8 +11,6 @@ reference's turn (so a required failure is raised in order, as one-at-a-time pre
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +28,7 @@ from lychd_core.projection.fingerprints import (
     RACY_MARGIN_NS,
     FileRecord,
     Fingerprint,
-    fingerprint,
+    StatProbe,
     machine_scope,
     settled,
 )
@@ -103,7 +101,7 @@ class RunPreparer:
         self.detector = media_detector(self.table.identity)
         self.start_ns = time.time_ns()
         self.racy_margin_ns = racy_margin_ns
-        self._folders: dict[str, str | None] = {}
+        self._stat = StatProbe(self.root)
         self._rules: dict[tuple[str, str | None], tuple[RegisteredPlugin, BaseModel]] = {}
         self._options: dict[tuple[str, str, int, int], str] = {}
         self.new_media: list[tuple[str, str, str | None, MediaDecision]] = []
@@ -151,26 +149,6 @@ class RunPreparer:
                 and record.detector == self.detector
             ):
                 item.digest, item.media, item.recorded = record.digest, record.media, True
-
-    def _stat(self, path: str, max_bytes: int) -> Fingerprint | None:
-        """The fingerprint of a regular file under a folder that resolves inside the root; else None."""
-        folder, _, name = path.rpartition("/")
-        real = self._folders.get(folder, "")
-        if real == "":
-            real = self._folders[folder] = self._real_folder(folder)
-        if real is None:
-            return None
-        try:
-            info = os.lstat(f"{real}/{name}")
-        except OSError:
-            return None
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None  # symlinks, special files and oversized files take the full read path (and its refusals)
-        return fingerprint(info)
-
-    def _real_folder(self, folder: str) -> str | None:
-        real = os.path.realpath(os.path.join(self.root, folder)) if folder else self.root
-        return real if real == self.root or real.startswith(self.root + os.sep) else None
 
     def _read(self, item: _Item) -> None:
         """Read through the workspace boundary (scope, kind, size, digest); a refusal is kept for its turn."""

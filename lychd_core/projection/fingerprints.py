@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import mac, mac_matches
 
-__all__ = ["RACY_MARGIN_NS", "FileRecord", "Fingerprint", "fingerprint", "machine_scope", "settled"]
+__all__ = ["RACY_MARGIN_NS", "FileRecord", "Fingerprint", "StatProbe", "fingerprint", "machine_scope", "settled"]
 
 RACY_MARGIN_NS = 2_000_000_000
 """Files changed less than this before a run starts are not fingerprinted (FAT's 2 s granularity)."""
@@ -45,6 +46,38 @@ def fingerprint(info: os.stat_result) -> Fingerprint:
 def settled(stamp: Fingerprint, run_start_ns: int, margin_ns: int = RACY_MARGIN_NS) -> bool:
     """True when the file's mtime and ctime are older than the run's start by the racy margin."""
     return stamp[3] < run_start_ns - margin_ns and stamp[4] < run_start_ns - margin_ns
+
+
+class StatProbe:
+    """``lstat`` fingerprints of workspace files, each folder resolved once per probe.
+
+    Only a regular file (not a symlink) of at most ``max_bytes``, in a folder that
+    resolves inside the root, gets a fingerprint; anything else gets None and takes the
+    full read path with its refusals.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._folders: dict[str, str | None] = {}
+
+    def __call__(self, path: str, max_bytes: int) -> Fingerprint | None:
+        folder, _, name = path.rpartition("/")
+        real = self._folders.get(folder, "")
+        if real == "":
+            real = self._folders[folder] = self._real_folder(folder)
+        if real is None:
+            return None
+        try:
+            info = os.lstat(f"{real}/{name}")
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        return fingerprint(info)
+
+    def _real_folder(self, folder: str) -> str | None:
+        real = os.path.realpath(os.path.join(self.root, folder)) if folder else self.root
+        return real if real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep) else None
 
 
 @lru_cache(maxsize=64)

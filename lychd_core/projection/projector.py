@@ -121,31 +121,30 @@ class Projector:
         cached: bool = False,
     ) -> Contribution:
         """:meth:`finish` from the parts of a job (a cache hit needs no job)."""
-        parser_version = str(plugin.obj.parser_version)
+        parser_version, pin, source = str(plugin.obj.parser_version), plugin.pin, ref.source
         media_type = None if media is None else media.media_type
         if isinstance(outcome, Unavailable):
             if ref.required:
-                raise RequiredMaterialUnavailable(ref.source, plugin.pin, outcome.reason)
-            return Contribution(ref, None, outcome.reason, False, media_type, plugin.pin, parser_version, media=media)
+                raise RequiredMaterialUnavailable(source, pin, outcome.reason)
+            return Contribution(ref, None, outcome.reason, False, media_type, pin, parser_version, media=media)
         projected, facts = outcome
         lineage = Lineage(
-            source_path=ref.source,
+            source_path=source,
             source_digests=(digest,),
-            profile=plugin.pin,
+            profile=pin,
             parser_version=parser_version,
             omissions=projected.omissions,
             tags=ref.lineage,
         )
+        explicit = ref.label if "label" in ref.model_fields_set else None
         block = Block(
             layer=Layer.CODEX,
-            key=f"codex:{ref.source}:{plugin.pin}",
+            key=f"codex:{source}:{pin}",
             text=projected.text,
-            label=label_for(
-                self.config.labels, ref.path, digest, ref.label if "label" in ref.model_fields_set else None
-            ),
+            label=label_for(self.config.labels, ref.path, digest, explicit),
             lineage=lineage,
         )
-        return Contribution(ref, block, None, cached, media_type, plugin.pin, parser_version, facts, media)
+        return Contribution(ref, block, None, cached, media_type, pin, parser_version, facts, media)
 
     # --- projecting ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _PREFIXES = _COMMENTS | {"attribute_item"}
 IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
+IDENTIFIER_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _KINDS = {
@@ -389,9 +390,11 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
         defines.update(_names(definition))
         for member in definition.get("members", ()):
             defines.update(_names(member))
-    # A bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked.
-    tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
-    used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
+    if data.isascii():  # the common case: every match is already an identifier, no decoding per token
+        used = set(IDENTIFIER_ASCII.findall(data.decode("ascii"))) - spec.keywords - defines
+    else:  # a bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked
+        tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
+        used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
     return {"defines": sorted(defines), "references": sorted(used)[:MAX_REFERENCES]}
 
 

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
+from lychd_structure_treesitter.languages import TYPESCRIPT
+from lychd_structure_treesitter.outline import IDENTIFIER_BYTES, symbols_fact
 
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.families import Projected, SourceMaterial, Unavailable
@@ -133,3 +135,12 @@ def test_every_commonjs_export_name_is_defined_with_its_line(name: str, value: i
         return
     facts: Any = outcome.facts
     assert any(d["name"] == name and d["line"] == 2 for d in facts["definitions"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x17F, codec="utf-8"), max_size=80))
+def test_the_ascii_identifier_scan_equals_the_bytes_scan(text: str) -> None:
+    data = text.encode("utf-8")
+    tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
+    expected = sorted({token for token in tokens if token.isidentifier()} - TYPESCRIPT.keywords)
+    assert symbols_fact(data, TYPESCRIPT, [])["references"] == expected
