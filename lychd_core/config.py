@@ -99,6 +99,15 @@ class ProjectionConfig(StrictModel):
     max_chars: int = Field(
         default=96_000, gt=0, strict=True, description="Default character bound per projection.", examples=[96_000]
     )
+    time_limit_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        le=86_400,
+        strict=True,
+        description="Time limit of one profile call, in seconds: past it the worker process running the profile is "
+        "killed and the material is unavailable (a required one refuses the run).",
+        examples=[120],
+    )
 
     @field_validator("rules")
     @classmethod

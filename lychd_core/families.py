@@ -93,6 +93,10 @@ class ProjectionProfile(Plugin, Protocol):
     names and extensions (``{".toy": "text/x-toy"}``) of the profile's own media types;
     detection uses them after the configuration's ``[media_types]`` and before the core's
     tables (:mod:`lychd_core.projection.declared`).
+
+    Optional capability attribute ``time_bounded = True``: every call ends on its own in
+    bounded time, so with one process the core calls it in the caller's process instead
+    of a worker killed at the time limit (:mod:`lychd_core.projection.pool`).
     """
 
     @property

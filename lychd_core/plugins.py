@@ -33,8 +33,8 @@ ENTRY_POINT_GROUP = "lychd"
 ALLOWLIST_ENV = "LYCHD_LOAD_PLUGINS"
 CALL_LIMIT_ENV = "LYCHD_PLUGIN_CALL_SECONDS"
 DEFAULT_CALL_SECONDS = 30.0
-"""Time limit of one bounded plugin call (registration hook, role policy), unless the
-environment variable ``LYCHD_PLUGIN_CALL_SECONDS`` sets another."""
+"""Time limit of one bounded plugin call (importing an entry point, a registration hook, a
+role policy), unless the environment variable ``LYCHD_PLUGIN_CALL_SECONDS`` sets another."""
 
 DEFAULT_PLUGINS: tuple[str, ...] = ()
 """Core-bundled hook modules. Empty: first-party plugins ship as their own
@@ -151,15 +151,17 @@ def _source_of(entry_point: EntryPoint) -> PluginSource:
 
 
 def _load_entry_point(entry_point: EntryPoint) -> object:
+    """Import an entry point within :func:`call_limit` seconds; a failure or a hang names the distribution."""
     source = _source_of(entry_point)
-    try:
-        return entry_point.load()
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt from plugin code too
-        raise PluginLoadError(
-            f"plugin {entry_point.name!r} from distribution {source.distribution} {source.version} "
-            f"failed to import ({entry_point.value}): {type(exc).__name__}: {exc}. "
-            f"Fix or uninstall {source.distribution}, or leave it out of {ALLOWLIST_ENV}"
-        ) from exc
+    who = f"{source.distribution} {source.version}"
+    ok, value = _bounded(who, f"importing plugin {entry_point.name!r} ({entry_point.value})", entry_point.load)
+    if ok:
+        return value
+    raise PluginLoadError(  # SystemExit and KeyboardInterrupt from plugin code too
+        f"plugin {entry_point.name!r} from distribution {who} "
+        f"failed to import ({entry_point.value}): {type(value).__name__}: {value}. "
+        f"Fix or uninstall {source.distribution}, or leave it out of {ALLOWLIST_ENV}"
+    ) from value
 
 
 def call_limit() -> float:
@@ -172,15 +174,13 @@ def call_limit() -> float:
     return seconds if seconds > 0 else DEFAULT_CALL_SECONDS
 
 
-def call_plugin(distribution: str, what: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call plugin code behind the typed boundary, within :func:`call_limit` seconds.
+def _bounded(distribution: str, what: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """``(True, result)`` or ``(False, what it raised)``; past :func:`call_limit` a :class:`PluginTimeoutError`.
 
-    Whatever the plugin raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
-    becomes a :class:`PluginCallError` naming ``distribution``; a call past the limit
-    is a :class:`PluginTimeoutError` (its thread is abandoned as a daemon, so it cannot
-    keep the process alive). Typed lychd errors raised by the plugin pass unchanged.
+    The call runs in a daemon thread: a thread cannot be stopped, but the caller gets
+    control back, and an abandoned thread cannot keep the process alive.
     """
-    outcome: list[Any] = []
+    outcome: list[tuple[bool, Any]] = []
 
     def target() -> None:
         try:
@@ -197,7 +197,18 @@ def call_plugin(distribution: str, what: str, function: Callable[..., T], *args:
             f"{what} from {distribution} did not finish within {limit:g} s; fix or uninstall {distribution} "
             f"(the limit is {CALL_LIMIT_ENV})"
         )
-    ok, value = outcome[0]
+    return outcome[0]
+
+
+def call_plugin(distribution: str, what: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call plugin code behind the typed boundary, within :func:`call_limit` seconds.
+
+    Whatever the plugin raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
+    becomes a :class:`PluginCallError` naming ``distribution``; a call past the limit
+    is a :class:`PluginTimeoutError` (its thread is abandoned as a daemon, so it cannot
+    keep the process alive). Typed lychd errors raised by the plugin pass unchanged.
+    """
+    ok, value = _bounded(distribution, what, function, *args, **kwargs)
     if ok:
         return value  # type: ignore[no-any-return]
     if isinstance(value, LychdError):

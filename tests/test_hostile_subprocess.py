@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile import example_records, run_batch, run_subprocess, workspace, write
+from tests.support.hostile import distribution, example_records, run_batch, run_subprocess, workspace, write
 
 
 @pytest.fixture
@@ -100,15 +100,6 @@ def test_importing_the_main_module_does_not_run_the_command() -> None:
 # --- third-party plugin distributions with real entry points --------------------------------
 
 
-def distribution(site: Path, name: str, entry_point: str, module: str, source: str) -> None:
-    """A minimal installed distribution: ``<name>-1.0.dist-info`` plus its hook module."""
-    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[lychd]\n{entry_point} = {module}\n")
-    (site / f"{module}.py").write_text(source)
-
-
 ROLE_POLICY_SOURCE = """
 import sys
 from pydantic import BaseModel, ConfigDict
@@ -160,6 +151,18 @@ def test_a_plugin_that_exits_while_loading_is_a_typed_error(statement: str, tmp_
     distribution(tmp_path / "site", "acme-exit", "acme-exit", "acme_exit", statement + "\n")
     code, err = run_with(tmp_path / "site", ["plugins", "--json"])
     assert code == 1 and "PluginLoadError" in err and "acme-exit" in err
+
+
+@pytest.mark.parametrize("body", ["while True:\n    pass", "import time\ntime.sleep(3600)"])
+def test_a_plugin_whose_import_hangs_is_stopped_at_the_limit(body: str, tmp_path: Path) -> None:
+    distribution(tmp_path / "site", "acme-slow", "acme-slow", "acme_slow", body + "\n")
+    default = str(Path(__file__).parents[1] / "profiles" / "default.toml")
+    cases = [["plugins", "--json"], ["config", "validate", default]]
+    outcomes = run_batch(cases, env={"PYTHONPATH": str(tmp_path / "site"), "LYCHD_PLUGIN_CALL_SECONDS": "1"})
+    for outcome in outcomes:
+        assert outcome.code == 1 and "PluginTimeoutError" in outcome.err, outcome.err
+        assert "importing plugin 'acme-slow' (acme_slow)" in outcome.err and "acme-slow 1.0" in outcome.err
+        assert "did not finish within 1 s" in outcome.err and outcome.seconds < 15
 
 
 def test_an_entry_point_named_like_a_first_party_one_is_a_duplicate(tmp_path: Path) -> None:

@@ -127,6 +127,20 @@ def check_identity(conn: sqlite3.Connection, path: Path, *, fresh_file: bool = F
     return False
 
 
+def check_read_only(conn: sqlite3.Connection, path: Path) -> None:
+    """The checks :func:`prepare` makes, without writing: a store that needs a migration is refused."""
+    check_identity(conn, path)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < LATEST_VERSION:
+        raise StoreVersionError(
+            f"memory store {path} has schema version {version} and needs migrating to {LATEST_VERSION}, but it is "
+            "read-only for this user; open it once as a user who may write it"
+        )
+    row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    if row is None or row[0] != FORMAT:
+        raise ForeignDatabaseError(f"{path} carries the lychd memory id but no '{FORMAT}' format row")
+
+
 def prepare(conn: sqlite3.Connection, path: Path, *, fresh_file: bool = False) -> None:
     """Check identity before writing anything, then switch to WAL and create or migrate the schema."""
     fresh = check_identity(conn, path, fresh_file=fresh_file)

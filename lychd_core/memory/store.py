@@ -25,7 +25,7 @@ from lychd_core.memory.errors import (
     StoreMissingError,
 )
 from lychd_core.memory.index import MemoryIndex
-from lychd_core.memory.migrations import check_store_file, prepare
+from lychd_core.memory.migrations import check_read_only, check_store_file, prepare
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
@@ -33,6 +33,7 @@ from lychd_core.memory.sqlite_errors import store_errors
 from lychd_core.memory.tombstones import ActiveView, Tombstone, replay
 from lychd_core.stores.admission import admit, admit_tombstone, check_digests, next_revision, tombstone_for
 from lychd_core.stores.paths import sqlite_identity
+from lychd_core.stores.readonly import connect_read_only, writable
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
 
@@ -72,6 +73,7 @@ class SqliteMemoryStore:
         self._writes = 0
         self._index: MemoryIndex | None = None
         self._index_at: tuple[int, int] | None = None
+        self.read_only = False
 
     # --- opening ----------------------------------------------------------------
 
@@ -90,6 +92,8 @@ class SqliteMemoryStore:
                 raise StoreMissingError(f"no memory store at {path}; add a memory first (lychd memory add FILE.json)")
             _create(path, busy_timeout_ms)
         check_store_file(path)
+        if not writable(path):
+            return cls._open_read_only(path, busy_timeout_ms)
         with store_errors(path, "open"):
             conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
         store = cls(conn, path)
@@ -100,6 +104,21 @@ class SqliteMemoryStore:
         except BaseException:
             conn.close()
             raise
+        return store
+
+    @classmethod
+    def _open_read_only(cls, path: Path, busy_timeout_ms: int) -> SqliteMemoryStore:
+        """A store this process may read but not write: queried as it is, never migrated; writes refuse."""
+        with store_errors(path, "open read-only"):
+            conn = connect_read_only(path, busy_timeout_ms / 1000)
+        try:
+            with store_errors(path, "open read-only"):
+                check_read_only(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        store = cls(conn, path)
+        store.read_only = True
         return store
 
     @property
@@ -128,6 +147,11 @@ class SqliteMemoryStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction: committed whole, or rolled back whole."""
         conn = self._connection
+        if self.read_only:
+            raise MemoryStoreError(
+                f"memory store {self.path} is read-only for this user (the file or its folder cannot be written); "
+                "nothing was written. Run this as a user who may write it"
+            )
         with store_errors(self.path, "start a write"):
             conn.execute("BEGIN IMMEDIATE")
         try:

@@ -39,6 +39,7 @@ from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
+from lychd_core.stores.readonly import connect_read_only, creatable, writable
 
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
@@ -103,6 +104,8 @@ class ProjectionCache:
         self._pid = 0
         self._detector_ids: dict[str, str] = {}
         self.moved_aside: list[Path] = []
+        self.read_only = False
+        """True once opened from a file this process cannot write: hits are served, nothing is stored."""
 
     def __repr__(self) -> str:
         return f"ProjectionCache({str(self.path)!r})"
@@ -118,9 +121,13 @@ class ProjectionCache:
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None and self._pid == os.getpid():
             return self._connection
+        if not self.path.exists() and not creatable(self.path):  # a read-only workspace: run without a cache
+            return self._stand_in()
         self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
         if self._check_ours():
             self._create()
+        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see stores/readonly.py
+            return self._open_read_only()
         try:
             connection = self._open()
         except sqlite3.DatabaseError as exc:
@@ -180,6 +187,31 @@ class ProjectionCache:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 with suppress(FileNotFoundError):
                     scratch.with_name(scratch.name + suffix).unlink()
+
+    def _stand_in(self) -> sqlite3.Connection:
+        """An empty cache in memory for a cache that cannot be created: every lookup misses, nothing is kept."""
+        connection = sqlite3.connect(":memory:", isolation_level=None)
+        for statement in _CREATE:
+            connection.execute(statement)
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        try:
+            connection = connect_read_only(self.path, BUSY_TIMEOUT_MS / 1000)
+            identity = self._identity(connection)
+        except sqlite3.Error as exc:
+            raise ProjectionCacheError(f"read-only projection cache {self.path} cannot be read: {exc}") from None
+        if identity != (APPLICATION_ID, SCHEMA_VERSION):
+            connection.close()
+            raise ProjectionCacheError(
+                f"projection cache {self.path} has schema {identity[1]} (this lychd uses {SCHEMA_VERSION}) and is "
+                "read-only for this user; open it once as a user who may write it, or run with --no-cache"
+            )
+        self.read_only = True
+        self._connection, self._pid = connection, os.getpid()
+        return connection
 
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -267,7 +299,7 @@ class ProjectionCache:
             [],
             sorted({key.source_digest for key in keys}),
         )
-        return decode_entries(self.secret, keys, rows)
+        return decode_entries(self.secret, keys, rows) if rows else {}  # no rows: the key is not needed
 
     def media_many(
         self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
@@ -280,7 +312,7 @@ class ProjectionCache:
             [detector],
             sorted({query[0] for query in queries}),
         )
-        return decode_media(self.secret, detector, queries, rows)
+        return decode_media(self.secret, detector, queries, rows) if rows else {}
 
     def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
         """Verified file records of ``paths`` under ``scope`` (misses left out)."""
@@ -294,6 +326,8 @@ class ProjectionCache:
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
         """Store file records in one transaction (replacing older ones for the same paths)."""
+        if not records or self._keeps_nothing():
+            return
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
         self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
 
@@ -332,6 +366,8 @@ class ProjectionCache:
 
     def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
         """Store (source digest, file name, pin, decision) rows in one transaction."""
+        if not decisions or self._keeps_nothing():
+            return
         rows = [
             media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
             for digest, name, pinned, decision in decisions
@@ -345,8 +381,16 @@ class ProjectionCache:
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""
+        if not entries or self._keeps_nothing():
+            return
         rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
         self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def _keeps_nothing(self) -> bool:
+        """True for a read-only cache (or none at all): new outcomes are simply not remembered."""
+        with self._lock:
+            self._connect()
+            return self.read_only
 
     def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if not rows:

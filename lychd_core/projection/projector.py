@@ -15,7 +15,7 @@ violations (path escapes), which always raise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 
 from pydantic import BaseModel
 
@@ -155,7 +155,10 @@ class Projector:
     def project_many(
         self, refs: Sequence[MaterialRef], processes: int = 1, progress: Progress | None = None
     ) -> list[Contribution]:
-        """Project ``refs``, results in the same order; ``processes`` > 1 runs profiles in a process pool.
+        """Project ``refs``, results in the same order; profiles run in ``processes`` worker processes.
+
+        Each profile call is time-limited (``[projection] time_limit_seconds``): past it, its
+        worker is killed and the material is unavailable (a required one raises).
 
         While workers project, this process reads and verifies the next references; a slow
         material never holds the others back. ``progress`` is called with 1 as each reference
@@ -169,7 +172,7 @@ class Projector:
         running: dict[Future[Checked], tuple[int, Job]] = {}
         fresh: list[tuple[CacheKey, Projected, bytes]] = []
         try:
-            with JobRunner(self.registry, processes) as runner:
+            with JobRunner(self.registry, processes, self.config.projection.time_limit_seconds) as runner:
                 for index, prepared in enumerate(preparer.prepare(refs)):
                     if isinstance(prepared, LychdError):
                         raise prepared
@@ -196,7 +199,7 @@ class Projector:
         progress: Progress | None,
     ) -> None:
         """Finish whichever jobs are done (at least one), in any order."""
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        done = runner.wait(running)
         for future in done:
             index, job = running.pop(future)
             outcome = runner.outcome(future)

@@ -215,3 +215,12 @@ def run_batch(
         assert item["code"] != -1, f"{case} hung for more than {seconds_each} s"
         outcomes.append(check_contract(Outcome(item["code"], item["out"], item["err"], item["seconds"]), case))
     return outcomes
+
+
+def distribution(site: Path, name: str, entry_point: str, module: str, source: str) -> None:
+    """A minimal installed distribution: ``<name>-1.0.dist-info`` plus its hook module."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[lychd]\n{entry_point} = {module}\n")
+    (site / f"{module}.py").write_text(source)

@@ -48,6 +48,7 @@ class StructurePythonProfile:
     media_types = frozenset({"text/x-python"})
     parser_version = f"libcst {LIBCST_VERSION}; symbols 1"
     """The facts gained ``symbols`` (same outline text, same revision): older cache entries miss."""
+    time_bounded = True  # libcst runs in this profile's own worker process, killed at its time limit
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT) -> None:
         self._worker = ParserWorker(time_limit)

@@ -27,6 +27,7 @@ class TreeSitterProfile:
     """
 
     options_model = StructureTreeSitterOptions
+    time_bounded = True  # an explicit-stack parser and bounded walks; see the hostile-input tests
 
     def __init__(
         self,

@@ -75,6 +75,7 @@ class VerbatimProfile:
     options_model = VerbatimOptions
     media_types = MEDIA_TYPES
     parser_version = f"python {sys.version_info[0]}.{sys.version_info[1]} codecs"
+    time_bounded = True  # decoding and linear scans of input already bounded by max_bytes
 
     def project(self, source: SourceMaterial, options: BaseModel) -> Projected | Unavailable:
         if not isinstance(options, VerbatimOptions):
