@@ -9,7 +9,8 @@ enum, two classes with fields and methods, exported functions with bodies. It re
   outline, render, block, cache write) and its ratio over the bare parse (goal <= 1.5);
 * the profile alone (no Projector: parse, outline, render) over the bare parse, to show
   where the time goes;
-* warm projection (every reference a cache hit) and its speed-up over cold (goal >= 50);
+* warm projection (a second run over the unchanged tree: a new Projector and cache object
+  on a cold run's cache file, every reference a hit) and its speed-up over cold (goal >= 50);
 * a check that every generated top-level declaration is in the outline with its line.
 
 Times are CPU seconds of this process (``time.process_time``), best of ``--repeat``
