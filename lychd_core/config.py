@@ -176,7 +176,7 @@ class CompressionConfig(StrictModel):
     compressors: list[PluginPin] = Field(
         default_factory=list,
         description="Pinned compressors, run in this order before selection.",
-        examples=[[{"name": "compress.tool-output-elision", "revision": 1}]],
+        examples=[[{"name": "compress.tool-output-elision", "revision": 2}]],
     )
     placement: Literal["never", "over-budget"] = Field(
         default="never",
@@ -325,6 +325,9 @@ STRUCTURE_REVISIONS = {"structure.javascript": 2, "structure.typescript": 2, "st
 """Structure profiles past revision 1 (their outlines changed); the rest are at 1."""
 
 
+DEFAULT_COMPRESSORS = (("tool-output-elision", 2), ("verbatim-to-structure", 1), ("history-prefix-digest", 1))
+
+
 def default_config() -> LychdConfig:
     """The embedded default, identical to ``profiles/default.toml``."""
     # Every text kind the core knows: its first-party structure profile, else verbatim.
@@ -343,8 +346,7 @@ def default_config() -> LychdConfig:
             "privacy_profile": {"name": "closed-diagnostic", "revision": 1},
             "compression": {
                 "compressors": [
-                    {"name": f"compress.{name}", "revision": 1}
-                    for name in ("tool-output-elision", "verbatim-to-structure", "history-prefix-digest")
+                    {"name": f"compress.{name}", "revision": revision} for name, revision in DEFAULT_COMPRESSORS
                 ]
             },
             "labels": DEFAULT_LABELS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -141,6 +141,11 @@ class CompactionSource:
     recency: int
     omitted: bool
     """The plan leaves it out for lack of room (it is still a candidate of this call)."""
+    messages: tuple[dict[str, Any], ...] | None = None
+    """For a history source, its checked messages (read-only), so a compressor need not
+    parse ``content`` back; ``None`` for other sources."""
+    message_texts: tuple[str, ...] | None = None
+    """Each of ``messages`` as compact JSON: ``content`` is their concatenation."""
 
 
 @dataclass(frozen=True, slots=True)

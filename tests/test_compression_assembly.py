@@ -65,7 +65,7 @@ def test_over_budget_elision_keeps_more_history_and_says_what_it_saved() -> None
     compressed = assemble(config("over-budget"), history)
     report = compressed.compression
     assert report["ran"] and "would be omitted" in report["reason"]
-    elision = report["compressors"]["compress.tool-output-elision@1"]
+    elision = report["compressors"]["compress.tool-output-elision@2"]
     assert elision["proposals"] >= 1 and elision["saved_chars"] > 0
     kept = compressed.history
     assert len(group_messages(kept)) > len(group_messages(plain.history))

@@ -29,7 +29,7 @@ def test_compress_shows_what_each_compaction_saved(tmp_path: Path) -> None:
     result = lychd(*args, "--compress")
     assert result.returncode == 0, result.stderr
     assert "compression (over-budget): placement over-budget" in result.stdout
-    assert "compress.tool-output-elision@1" in result.stdout and "elided:history:" in result.stdout
+    assert "compress.tool-output-elision@2" in result.stdout and "elided:history:" in result.stdout
     plain = lychd(*args)
     assert plain.returncode == 0 and "compression" not in plain.stdout
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from lychd_core.config import Governors
 from lychd_core.errors import MemoryStoreError
@@ -205,3 +210,89 @@ def test_semantic_variant_carries_its_envelope_and_guidance(store: SqliteMemoryS
     assert "exhaustive" in SEMANTIC_GUIDANCE and "uncertainty" in SEMANTIC_GUIDANCE
     lexical = resolve_recall(receipt_for(store, "m1"), store).text
     assert "semantic-recall" not in lexical and "similarity" not in lexical
+
+
+class CountingRecorder(FunctionModel):
+    """Records what the pre-request count saw; ``during_count`` runs inside the count."""
+
+    def __init__(self, recorder: Recorder, during_count: Callable[[], object] = lambda: None) -> None:
+        super().__init__(recorder)
+        self.counted: list[list[ModelMessage]] = []
+        self.during_count = during_count
+
+    async def count_tokens(
+        self, messages: list[ModelMessage], model_settings: ModelSettings | None, parameters: ModelRequestParameters
+    ) -> RequestUsage:
+        self.counted.append(list(messages))
+        self.during_count()
+        return RequestUsage(input_tokens=10)
+
+
+@dataclass
+class ForgetAfterPreparation(AbstractCapability[None]):
+    """A later capability whose preparation forgets a recalled memory: the count comes after it."""
+
+    store: SqliteMemoryStore
+
+    async def prepare_model_request(
+        self, ctx: RunContext[None], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        self.store.forget("m1", "revoked while preparing", 9)
+        return request_context
+
+
+COUNT_FIRST = UsageLimits(count_tokens_before_request=True)
+
+
+def test_the_pre_count_sees_exactly_what_is_sent(store: SqliteMemoryStore) -> None:
+    recorder = Recorder()
+    model = CountingRecorder(recorder)
+    recall: OutboundRecall[None] = OutboundRecall(receipt=receipt_for(store, "m1"), source=lambda: store)
+    agent: Agent[None, str] = Agent(model, capabilities=[recall])
+
+    @agent.tool_plain
+    def lookup(q: str) -> str:
+        return "looked up"
+
+    agent.run_sync("how do I build?", usage_limits=COUNT_FIRST)
+    assert len(model.counted) == len(recorder.requests) == 2
+    for counted, sent in zip(model.counted, recorder.requests, strict=True):
+        assert recalled(counted) == recalled(sent) != []
+
+
+def test_a_source_forgotten_before_the_pre_count_refuses_before_counting(store: SqliteMemoryStore) -> None:
+    recorder = Recorder()
+    model = CountingRecorder(recorder)
+    recall: OutboundRecall[None] = OutboundRecall(receipt=receipt_for(store, "m1"), source=lambda: store)
+    agent: Agent[None, str] = Agent(model, capabilities=[recall, ForgetAfterPreparation(store)])
+    with pytest.raises(RecallRefusedError) as info:
+        agent.run_sync("how do I build?", usage_limits=COUNT_FIRST)
+    assert info.value.reason == "forgotten"
+    assert model.counted == [] and recorder.requests == []  # neither counted nor sent
+
+
+def test_a_source_forgotten_during_the_pre_count_refuses_before_sending(store: SqliteMemoryStore) -> None:
+    recorder = Recorder()
+    model = CountingRecorder(recorder, during_count=lambda: store.forget("m1", "revoked while counting", 9))
+    recall: OutboundRecall[None] = OutboundRecall(receipt=receipt_for(store, "m1"), source=lambda: store)
+    with pytest.raises(RecallRefusedError) as info:
+        Agent(model, capabilities=[recall]).run_sync("how do I build?", usage_limits=COUNT_FIRST)
+    assert info.value.reason == "forgotten"
+    assert len(model.counted) == 1 and recorder.requests == []  # counted, then refused before sending
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_source_forgotten_after_preparation_refuses_before_sending(store: SqliteMemoryStore, streamed: bool) -> None:
+    recorder = Recorder()
+    recall: OutboundRecall[None] = OutboundRecall(receipt=receipt_for(store, "m1"), source=lambda: store)
+    agent: Agent[None, str] = Agent(
+        FunctionModel(recorder, stream_function=recorder.stream), capabilities=[recall, ForgetAfterPreparation(store)]
+    )
+
+    async def run_streamed() -> None:
+        async with agent.run_stream("how do I build?") as response:
+            await response.get_output()
+
+    with pytest.raises(RecallRefusedError) as info:
+        asyncio.run(run_streamed()) if streamed else agent.run_sync("how do I build?")
+    assert info.value.reason == "forgotten" and recorder.requests == []

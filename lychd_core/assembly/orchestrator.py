@@ -36,6 +36,7 @@ from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
     compress_for_assembly,
     derived_labels,
+    history_messages,
     placement_of,
     render_floor,
     render_history,
@@ -263,6 +264,7 @@ class ContextOrchestrator:
             labels=source_labels,
             older_unseen=older,
             semantic=semantic,
+            history=history_messages(history, history_groups) if compressing else None,
         )
         if compression.outcome is not None:
             graph, plan = compression.outcome.graph, compression.outcome.plan

@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lychd_core.blocks import Block, Layer, Lineage
-from lychd_core.compression.errors import MalformedProposalError
-from lychd_core.compression.messages import message_texts
-from lychd_core.compression.runner import CompressionOutcome, PinnedCompressor, compress_graph, pinned
-from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction
+from lychd_core.compression.runner import CompressionOutcome, HistoryMessages, PinnedCompressor, compress_graph, pinned
+from lychd_core.compression.validation import ValidatedCompaction, in_play
 from lychd_core.config import LychdConfig
-from lychd_core.errors import AssemblyError, HistoryError
+from lychd_core.errors import AssemblyError
 from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan
+from lychd_core.history import Message, MessageGroup
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.registry import Registry
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement
@@ -38,7 +37,7 @@ def pinned_compressors(config: LychdConfig, registry: Registry) -> list[PinnedCo
     if not pins:
         raise AssemblyError(
             "compression was requested, but no compressors are pinned; add them under "
-            '[[compression.compressors]] (for example name = "compress.tool-output-elision", revision = 1)'
+            '[[compression.compressors]] (for example name = "compress.tool-output-elision", revision = 2)'
         )
     result = []
     for pin in pins:
@@ -101,15 +100,20 @@ def compress_for_assembly(
     labels: Mapping[str, PrivatizationLabel],
     older_unseen: int,
     semantic: Compressor | None = None,
+    history: HistoryMessages | None = None,
 ) -> AssemblyCompression:
     """Run the pinned compressors if the placement says so, then the caller's semantic
-    compressor if one was passed (its own placement); the graph and plan they leave."""
+    compressor if one was passed (its own placement); the graph and plan they leave.
+
+    ``history`` maps each history node to its messages and their texts, so compressors
+    read them parsed and derived history renders from its checked messages."""
     placement = placement_of(config, compress)
     if semantic is not None:
         placement = f"{placement}+semantic"
     if placement == "never":
         return AssemblyCompression(placement, False, "placement never: compressors do not run")
-    short = [e.node_id for e in plan.explanations.values() if not e.selected and e.reason in ROOM_REASONS]
+    state = in_play(plan)
+    short = [i for i in range(len(plan.graph)) if state(i)[1]]
     if not short:
         return AssemblyCompression(placement, False, "everything fits: no optional material would be omitted")
     pins = [] if placement.startswith("never") else pinned_compressors(config, registry)
@@ -124,24 +128,20 @@ def compress_for_assembly(
         labels=labels,
         candidate=candidate,
         older_unseen=older_unseen,
+        history={} if history is None else history,
     )
     by_source = {source: c for c in outcome.compactions for source in c.replaced}
-    texts = {  # checked here, so a bad one refuses before anything is retained
-        c.node.id: history_texts(c) for c in outcome.compactions if c.source_class is ContextClass.HISTORY
-    }
+    parsed = outcome.history or {}  # derived history was checked as complete messages by the runner
+    texts = {c.node.id: parsed[c.node.id][1] for c in outcome.compactions if c.source_class is ContextClass.HISTORY}
     reason = f"placement over-budget: {len(short)} optional nodes would be omitted for lack of room"
     return AssemblyCompression(placement, True, reason, outcome, by_source, texts)
 
 
-def history_texts(compaction: ValidatedCompaction) -> tuple[str, ...]:
-    """A derived history node's messages, each as compact JSON; a typed refusal if it has none."""
-    try:
-        return message_texts(compaction.node.content, compaction.node.id)
-    except HistoryError as exc:
-        raise MalformedProposalError(
-            f"{compaction.node.id!r} replaces history but is not complete messages: {exc}",
-            output_id=compaction.node.id,
-        ) from None
+def history_messages(history: Sequence[Message], groups: Sequence[MessageGroup]) -> HistoryMessages:
+    """Each history node's checked messages (the caller's objects, read-only) and their texts."""
+    from lychd_core.assembly.nodes import history_node_id  # assembly imports this module
+
+    return {history_node_id(g): (tuple(history[g.start : g.end]), g.texts) for g in groups}
 
 
 def derived_block(compaction: ValidatedCompaction) -> Block:

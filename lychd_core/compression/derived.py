@@ -50,8 +50,17 @@ def derived_node(
     labels: Mapping[str, PrivatizationLabel],
 ) -> tuple[ContextNode, PrivatizationLabel]:
     """The checked derived node (dependencies still the sources' own) and its label."""
-    ids = {node.id for node in sources}
-    dependencies = sorted({dep for node in sources for dep in node.dependencies} - ids)
+    if len(sources) == 1:  # the common case (one elided group, one outline): its own fields
+        (only,) = sources
+        requirement, priority, recency = only.requirement, only.priority, only.recency
+        dependencies: tuple[str, ...] | list[str] = only.dependencies
+        ids: list[str] = [only.id]
+    else:
+        requirement = max(node.requirement for node in sources)
+        priority = max(node.priority for node in sources)
+        recency = max(node.recency for node in sources)
+        ids = sorted({node.id for node in sources})
+        dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
     node = ContextNode.create(
         id=proposal.output_id,
         content=proposal.content,
@@ -59,11 +68,11 @@ def derived_node(
         authority=Authority.NON_AUTHORITATIVE,
         trust=derived_trust(sources, policy.preserves_trust),
         context_class=proposal.context_class or sources[0].context_class,
-        requirement=max(node.requirement for node in sources),
+        requirement=requirement,
         token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
-        priority=max(node.priority for node in sources),
-        recency=max(node.recency for node in sources),
+        priority=priority,
+        recency=recency,
         visible_to=derived_visibility(sources),
         dependencies=dependencies,
     )
-    return node, derived_label(sorted(ids), labels)
+    return node, derived_label(ids, labels)

@@ -41,10 +41,35 @@ def message_texts(content: str, where: str = "history node") -> tuple[str, ...]:
     The slices are the bytes the node's budget was checked against, so they are kept
     as they are rather than serialized again.
     """
+    return parse_messages(content, where)[1]
+
+
+def join_messages(messages: Sequence[Message]) -> str:
+    """Compact JSON of each message, concatenated: the content of a history node."""
+    return "".join(compact_json(message) for message in messages)
+
+
+def parse_messages(
+    content: str, where: str, known: Sequence[tuple[Message, str]] = ()
+) -> tuple[tuple[Message, ...], tuple[str, ...]]:
+    """The checked messages of ``content`` and each one's exact text within it.
+
+    ``known`` holds already checked messages with their compact JSON (a derived node's
+    sources', in order): where message ``i`` of ``content`` is exactly the text of
+    ``known[i]``, that message is taken as it is instead of parsed and checked again.
+    A JSON object ends where its text ends, so this reads exactly what parsing would.
+    """
     texts: list[str] = []
     messages: list[Message] = []
     position = 0
     while position < len(content):
+        index = len(messages)
+        if index < len(known) and content.startswith(known[index][1], position):
+            value, text = known[index]
+            messages.append(value)
+            texts.append(text)
+            position += len(text)
+            continue
         try:
             value, end = _DECODER.raw_decode(content, position)
         except json.JSONDecodeError as exc:
@@ -53,9 +78,4 @@ def message_texts(content: str, where: str = "history node") -> tuple[str, ...]:
         texts.append(content[position:end])
         position = end
     check_tool_pairing(messages, where)
-    return tuple(texts)
-
-
-def join_messages(messages: Sequence[Message]) -> str:
-    """Compact JSON of each message, concatenated: the content of a history node."""
-    return "".join(compact_json(message) for message in messages)
+    return tuple(messages), tuple(texts)

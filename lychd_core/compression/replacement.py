@@ -94,18 +94,4 @@ def replace(graph: ContextGraph, compactions: Sequence[ValidatedCompaction]) -> 
 def _rewired(node: ContextNode, rename: dict[str, str]) -> ContextNode:
     if not any(dep in rename for dep in node.dependencies):
         return node
-    deps = sorted({rename.get(dep, dep) for dep in node.dependencies} - {node.id})
-    return ContextNode.create(
-        id=node.id,
-        content=node.content,
-        provenance=node.provenance,
-        authority=node.authority,
-        trust=node.trust,
-        context_class=node.context_class,
-        requirement=node.requirement,
-        token_estimate=node.token_estimate,
-        priority=node.priority,
-        recency=node.recency,
-        visible_to=node.visible_to,
-        dependencies=deps,
-    )
+    return node.with_dependencies(sorted({rename.get(dep, dep) for dep in node.dependencies} - {node.id}))

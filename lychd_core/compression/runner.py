@@ -13,16 +13,22 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lychd_core.compression.errors import CompressorFailedError
+from lychd_core.compression.errors import CompressorFailedError, MalformedProposalError
+from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
-from lychd_core.compression.validation import ROOM_REASONS, ValidatedCompaction, validate_proposals
+from lychd_core.compression.validation import ValidatedCompaction, in_play, validate_proposals
 from lychd_core.digests import json_digest
-from lychd_core.errors import LychdError
+from lychd_core.errors import HistoryError, LychdError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
 from lychd_core.graph.gcpause import cyclic_gc_paused
+from lychd_core.history import Message
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.vocabulary import ContextClass
+
+HistoryMessages = dict[str, tuple[tuple[Message, ...], tuple[str, ...]]]
+"""History node id -> its checked messages and each one's compact JSON."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,8 @@ class CompressionOutcome:
     graph: ContextGraph
     plan: SelectionPlan
     compactions: tuple[ValidatedCompaction, ...]
+    history: HistoryMessages | None = None
+    """The history messages given, plus every derived history node's (checked)."""
 
     def to_json(self) -> list[dict[str, Any]]:
         return [c.receipt.to_json() for c in self.compactions]
@@ -66,20 +74,27 @@ def compression_request(
     stable_floor: frozenset[str] = frozenset(),
     candidate: Callable[[ContextNode], bool] | None = None,
     older_unseen: int = 0,
+    history: HistoryMessages | None = None,
 ) -> CompactionRequest:
     """Every node a compressor may use: visible, unprotected, selected or left out for room.
 
     Nodes an earlier compressor derived are offered too, so a later one sees a contiguous
     run (a digest of dropped history may take an elided group with the rest)."""
     sources = []
-    for node in graph.nodes:
-        explanation = plan.explanations[node.id]
-        if not (explanation.selected or explanation.reason in ROOM_REASONS):
+    state = in_play(plan)
+    same = plan.graph is graph
+    for position, node in enumerate(graph.nodes):
+        at = position if same else plan.graph.index_of(node.id)
+        if at is None:
+            continue  # not in the plan: not a candidate
+        selected, for_room = state(at)
+        if not (selected or for_room):
             continue
         if not visible(plan.profile, node):
             continue
         if protection(node, stable_floor) is not None or (candidate is not None and not candidate(node)):
             continue
+        parsed = None if history is None else history.get(node.id)
         sources.append(
             CompactionSource(
                 node_id=node.id,
@@ -89,7 +104,9 @@ def compression_request(
                 provenance=node.provenance,
                 token_estimate=node.token_estimate,
                 recency=node.recency,
-                omitted=not explanation.selected,
+                omitted=not selected,
+                messages=None if parsed is None else parsed[0],
+                message_texts=None if parsed is None else parsed[1],
             )
         )
     return CompactionRequest(tuple(sources), policy, max_chars, chars_per_token, older_unseen)
@@ -106,11 +123,16 @@ def compress_graph(
     stable_floor: frozenset[str] = frozenset(),
     candidate: Callable[[ContextNode], bool] | None = None,
     older_unseen: int = 0,
+    history: HistoryMessages | None = None,
 ) -> CompressionOutcome:
-    """Run ``compressors`` in order; each one's proposals are validated and replaced at once."""
+    """Run ``compressors`` in order; each one's proposals are validated and replaced at once.
+
+    With ``history`` (history node id -> messages), history sources reach compressors
+    parsed, and every derived history node must be complete messages: they are checked
+    and added to ``history``, so later compressors and the caller read them parsed."""
     with cyclic_gc_paused():  # acyclic work; a full collection would re-walk the caller's whole history
         return _compress(
-            graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen
+            graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen, history
         )
 
 
@@ -124,9 +146,11 @@ def _compress(
     stable_floor: frozenset[str],
     candidate: Callable[[ContextNode], bool] | None,
     older_unseen: int,
+    history: HistoryMessages | None,
 ) -> CompressionOutcome:
     done: list[ValidatedCompaction] = []
     labels = dict(labels or {})
+    history = None if history is None else dict(history)
     for pin in compressors:
         request = compression_request(
             graph,
@@ -137,6 +161,7 @@ def _compress(
             stable_floor=stable_floor,
             candidate=candidate,
             older_unseen=older_unseen,
+            history=history,
         )
         if not request.sources:
             continue
@@ -153,11 +178,15 @@ def _compress(
             labels=labels,
             stable_floor=stable_floor,
         )
+        if history is not None:  # checked before replacement, so a bad one changes nothing
+            for c in validated:
+                if c.source_class is ContextClass.HISTORY:
+                    history[c.node.id] = derived_messages(c, history)
         graph = replace(graph, validated)
         plan = select(graph, plan.profile, plan.budget, plan.bounds)
         labels.update((c.node.id, c.label) for c in validated)  # a later compaction of it joins these
         done += validated
-    return CompressionOutcome(graph, plan, tuple(done))
+    return CompressionOutcome(graph, plan, tuple(done), history)
 
 
 def call_compressor(pin: PinnedCompressor, request: CompactionRequest) -> tuple[Any, ...]:
@@ -176,3 +205,23 @@ def call_compressor(pin: PinnedCompressor, request: CompactionRequest) -> tuple[
             policy_id=pin.policy.id,
         )
     return proposals
+
+
+def derived_messages(
+    compaction: ValidatedCompaction, history: HistoryMessages
+) -> tuple[tuple[Message, ...], tuple[str, ...]]:
+    """A derived history node's messages and their texts; a typed refusal if it is not
+    complete messages. Messages it keeps verbatim from its sources are not parsed again."""
+    known = [
+        (message, text)
+        for source in compaction.replaced
+        if source in history
+        for message, text in zip(*history[source], strict=True)
+    ]
+    try:
+        return parse_messages(compaction.node.content, compaction.node.id, known)
+    except HistoryError as exc:
+        raise MalformedProposalError(
+            f"{compaction.node.id!r} replaces history but is not complete messages: {exc}",
+            output_id=compaction.node.id,
+        ) from None

@@ -7,7 +7,7 @@ proposal, not with the graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,6 +37,7 @@ from lychd_core.digests import json_digest
 from lychd_core.errors import GraphError
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, SelectionPlan, visible
+from lychd_core.graph.details import ExplanationMap
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.vocabulary import ContextClass
@@ -60,6 +61,21 @@ ROOM_REASONS = frozenset(
 """Omissions for lack of room: such a node is still a candidate of this call."""
 
 
+def in_play(plan: SelectionPlan) -> Callable[[int], tuple[bool, bool]]:
+    """For a position in ``plan.graph``: (selected, left out for lack of room). Reads the
+    selector's state without building explanations when the plan has it."""
+    explanations = plan.explanations
+    if isinstance(explanations, ExplanationMap):
+        return lambda i: (explanations.selected_at(i), explanations.left_out_for_room(i))
+    nodes = plan.graph.nodes
+
+    def slow(i: int) -> tuple[bool, bool]:
+        explanation = explanations[nodes[i].id]
+        return explanation.selected, not explanation.selected and explanation.reason in ROOM_REASONS
+
+    return slow
+
+
 @dataclass(frozen=True, slots=True)
 class ValidatedCompaction:
     """A proposal that passed every check, its derived node and its receipt."""
@@ -69,10 +85,8 @@ class ValidatedCompaction:
     label: PrivatizationLabel
     receipt: CompactionReceipt
     source_class: ContextClass
-
-    @property
-    def replaced(self) -> tuple[str, ...]:
-        return self.proposal.source_ids
+    replaced: tuple[str, ...]
+    """The source ids, sorted (``proposal.source_ids``, computed once)."""
 
 
 def validate_proposal(
@@ -87,6 +101,20 @@ def validate_proposal(
     stable_floor: frozenset[str] = frozenset(),
 ) -> ValidatedCompaction:
     """Check ``proposal`` and build its derived node, or raise a ``CompactionError`` subclass."""
+    return _validate(proposal, graph, plan, policy, in_play(plan), max_chars, chars_per_token, labels, stable_floor)
+
+
+def _validate(
+    proposal: CompactionProposal,
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    policy: CompactionPolicy,
+    state: Callable[[int], tuple[bool, bool]],
+    max_chars: int,
+    chars_per_token: int = 3,
+    labels: Mapping[str, PrivatizationLabel] | None = None,
+    stable_floor: frozenset[str] = frozenset(),
+) -> ValidatedCompaction:
     output = _check_shape(proposal)
     if plan.graph is not graph and plan.graph_digest != graph.digest:
         raise GraphDriftError(
@@ -116,7 +144,7 @@ def validate_proposal(
                 output_id=output,
                 node_id=r.node_id,
             )
-    _check_admission(output, plan, nodes, stable_floor)
+    _check_admission(output, plan, state, nodes, stable_floor)
     classes = sorted({node.context_class.value for node in nodes.values()})
     if len(classes) > 1:
         raise MixedClassesError(
@@ -166,7 +194,7 @@ def validate_proposal(
         invariants=proposal.invariants,
         omissions=proposal.omissions,
     )
-    return ValidatedCompaction(proposal, node, label, receipt, next(iter(nodes.values())).context_class)
+    return ValidatedCompaction(proposal, node, label, receipt, next(iter(nodes.values())).context_class, sources)
 
 
 def _check_shape(proposal: object) -> str:
@@ -245,10 +273,17 @@ def _check_lineage(
 
 
 def _check_admission(
-    output: str, plan: SelectionPlan, nodes: dict[str, ContextNode], stable_floor: frozenset[str]
+    output: str,
+    plan: SelectionPlan,
+    state: Callable[[int], tuple[bool, bool]],
+    nodes: dict[str, ContextNode],
+    stable_floor: frozenset[str],
 ) -> None:
     for node_id, node in nodes.items():
-        explanation = plan.explanations.get(node_id)
+        position = plan.graph.index_of(node_id)
+        selected, for_room = (False, False) if position is None else state(position)
+        # Only a source out of play needs its explanation (hidden, or why it is unselected).
+        explanation = None if selected or for_room else plan.explanations.get(node_id)
         hidden = explanation is not None and explanation.reason is OmissionReason.HIDDEN
         if hidden or not visible(plan.profile, node):
             raise HiddenSourceError(
@@ -262,7 +297,7 @@ def _check_admission(
                 node_id=node_id,
                 protection=why,
             )
-        if explanation is None or not (explanation.selected or explanation.reason in ROOM_REASONS):
+        if not (selected or for_room):
             reason = "not in the plan" if explanation is None else explanation.reason.value
             raise UnselectedSourceError(
                 f"{output!r}: source {node_id!r} is neither selected nor left out for lack of room ({reason})",
@@ -283,5 +318,6 @@ def validate_proposals(
     The cyclic collector is paused meanwhile: compactions are acyclic, and a full
     collection re-walking a big graph per batch would make validation superlinear.
     """
+    state = in_play(plan)
     with cyclic_gc_paused():
-        return [validate_proposal(proposal, graph, plan, policy, **checks) for proposal in proposals]
+        return [_validate(proposal, graph, plan, policy, state, **checks) for proposal in proposals]

@@ -159,6 +159,18 @@ class ExplanationMap(Mapping[str, Explanation]):
     def __repr__(self) -> str:
         return f"<ExplanationMap of {len(self)} nodes>"
 
+    def selected_at(self, i: int) -> bool:
+        """Whether ``graph.nodes[i]`` is selected, without building its explanation."""
+        return bool(self._outcome.state[i])
+
+    def left_out_for_room(self, i: int) -> bool:
+        """Whether ``graph.nodes[i]`` is omitted by a bound (tokens, characters, bytes, nodes,
+        turn window), without building its explanation: every other reason is known first."""
+        outcome = self._outcome
+        if outcome.state[i] or outcome.blocked[i] or i in outcome.excluded:
+            return False
+        return self._graph.nodes[i].requirement is not Requirement.DEPENDENCY_REQUIRED
+
     def at(self, i: int) -> Explanation:
         """The explanation of ``graph.nodes[i]``."""
         cached = self._cache.get(i)

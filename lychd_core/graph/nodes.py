@@ -194,6 +194,18 @@ class ContextNode:
         """Characters of content (the unit of the character bound)."""
         return len(self.content)
 
+    def with_dependencies(self, dependencies: Iterable[str]) -> ContextNode:
+        """This node depending on ``dependencies`` instead (checked as :meth:`create` does).
+
+        Every other field was checked when this node was made, and the content is the
+        same, so they are copied as they are: the content is not hashed again."""
+        clone = object.__new__(ContextNode)
+        for name in ContextNode.__slots__:
+            object.__setattr__(clone, name, getattr(self, name))
+        object.__setattr__(clone, "dependencies", tuple(dependencies))
+        clone._check_dependencies(f"node {self.id!r}")
+        return clone
+
 
 def _check_int(where: str, name: str, value: object, low: int, high: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool):

@@ -5,21 +5,35 @@ again, under the store's current state, into one transient, attributed data mess
 and adds it to that request's messages only. The run's messages, the caller's prompt,
 the instructions and anything a checkpoint keeps never hold recalled bytes. A source
 that is missing, changed, superseded or forgotten refuses the request
-(``RecallRefusedError``); nothing is searched again. The receipt's ``max_chars`` is the
+(``RecallRefusedError``); nothing is searched again. It resolves again right before the
+optional pre-request token count and right before sending, so what is counted and sent
+is what still resolves now. The receipt's ``max_chars`` is the
 full size to reserve: pass ``reserved_governors(governors, recall)`` to ``GovernedContext``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 try:
     from pydantic_ai import RunContext
     from pydantic_ai.capabilities import AbstractCapability
-    from pydantic_ai.messages import ModelMessage, ModelRequest, RetryPromptPart, ToolReturnPart, UserPromptPart
-    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        RetryPromptPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import Model, ModelRequestContext, ModelRequestParameters, StreamedResponse
+    from pydantic_ai.models.wrapper import WrapperModel
+    from pydantic_ai.settings import ModelSettings
     from pydantic_ai.tools import AgentDepsT
+    from pydantic_ai.usage import RequestUsage
 except ModuleNotFoundError as exc:  # the optional extra is missing: say how to get it
     raise ModuleNotFoundError(
         f"lychd_core.integrations.pydantic_ai_recall needs Pydantic AI ({exc}); "
@@ -58,7 +72,8 @@ class OutboundRecall(AbstractCapability[AgentDepsT]):
 
     receipt: RecallReceipt
     source: Callable[[], RecallSource]
-    """Opens the store to read under current authority (called once per request)."""
+    """Opens the store to read under current authority (called before preparing, counting
+    and sending each request)."""
     on_recall: Callable[[RecallProjection], None] | None = None
 
     @property
@@ -84,3 +99,40 @@ class OutboundRecall(AbstractCapability[AgentDepsT]):
         if self.on_recall is not None:
             self.on_recall(projection)
         return request_context
+
+    def get_wrapper_model(self, model: Model) -> Model | None:
+        return _ResolvedAgain(model, lambda: resolve_recall(self.receipt, self.source()))
+
+
+class _ResolvedAgain(WrapperModel):
+    """Resolves the recall again right before the pre-request count and before sending:
+    a source forgotten or changed since preparation refuses there. A receipt resolves to
+    one text or refuses, so what is counted is exactly what is sent."""
+
+    def __init__(self, wrapped: Model, resolve: Callable[[], RecallProjection]) -> None:
+        super().__init__(wrapped)
+        self._resolve = resolve
+
+    async def count_tokens(
+        self, messages: list[ModelMessage], settings: ModelSettings | None, parameters: ModelRequestParameters
+    ) -> RequestUsage:
+        self._resolve()
+        return await super().count_tokens(messages, settings, parameters)
+
+    async def request(
+        self, messages: list[ModelMessage], settings: ModelSettings | None, parameters: ModelRequestParameters
+    ) -> ModelResponse:
+        self._resolve()
+        return await super().request(messages, settings, parameters)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        self._resolve()
+        async with super().request_stream(messages, settings, parameters, run_context) as stream:
+            yield stream

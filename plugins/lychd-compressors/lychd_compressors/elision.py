@@ -1,21 +1,23 @@
-"""``compress.tool-output-elision`` revision 1: large settled tool returns keep a bounded head.
+"""``compress.tool-output-elision`` revision 2: large settled tool returns keep a bounded head.
 
 Each history group whose tool returns are larger than ``min_chars`` becomes one derived
 group: same messages, same call/return pairing, each large return's body cut to its first
 ``head_chars`` characters plus a digest-bound reference to the full body, and a declared
-omission per elided body.
+omission per elided body. The reference names the body's place in the source group
+(message and part) and the group's digest, which binds it: the body is not hashed again
+(revision 1 hashed each body on its own). Unchanged messages keep their exact text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_compressors.proposal import whole_sources_proposal
 from lychd_core.blocks import Omission
-from lychd_core.compression.messages import join_messages, split_messages
-from lychd_core.digests import text_digest
+from lychd_core.compression.messages import split_messages
 from lychd_core.errors import HistoryError
 from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource
 from lychd_core.history import Message, compact_json
@@ -35,7 +37,7 @@ class ToolOutputElisionOptions(BaseModel):
 
 class ToolOutputElision:
     name: ClassVar[str] = "compress.tool-output-elision"
-    revision: ClassVar[int] = 1
+    revision: ClassVar[int] = 2
     options_model: ClassVar[type[BaseModel]] = ToolOutputElisionOptions
     preserves_trust: ClassVar[bool] = True
     """What it keeps is verbatim; what it drops is declared and digest-bound."""
@@ -55,15 +57,22 @@ class ToolOutputElision:
     def _elide(
         self, request: CompactionRequest, source: CompactionSource, options: ToolOutputElisionOptions
     ) -> CompactionProposal | None:
-        try:
-            messages = split_messages(source.content, source.node_id, check=False)  # the core checks the result
-        except HistoryError:
-            return None  # not messages: nothing this compressor understands
+        messages: Sequence[Message] | None = source.messages
+        texts = source.message_texts
+        if messages is None:
+            try:
+                messages = split_messages(source.content, source.node_id, check=False)  # the core checks the result
+            except HistoryError:
+                return None  # not messages: nothing this compressor understands
+            texts = None
         omissions: list[Omission] = []
-        elided = [_elide_message(message, options, omissions) for message in messages]
+        pieces = []
+        for index, message in enumerate(messages):
+            elided = _elide_message(message, options, omissions, source, index)
+            pieces.append(texts[index] if elided is message and texts is not None else compact_json(elided))
         if not omissions:
             return None
-        content = join_messages(elided)
+        content = "".join(pieces)
         if len(content) > request.max_chars or len(content) >= len(source.content):
             return None
         return whole_sources_proposal(
@@ -76,30 +85,39 @@ class ToolOutputElision:
         )
 
 
-def _elide_message(message: Message, options: ToolOutputElisionOptions, omissions: list[Omission]) -> Message:
+def _elide_message(
+    message: Message, options: ToolOutputElisionOptions, omissions: list[Omission], source: CompactionSource, index: int
+) -> Message:
+    """``message`` itself when nothing in it is elided, else a new message (never edited in place)."""
     if message.get("kind") != "request":
         return message
-    parts = []
-    for part in message["parts"]:
-        parts.append(_elide_part(part, options, omissions) if part.get("part_kind") == "tool-return" else part)
-    return {**message, "parts": parts}
+    parts = message["parts"]
+    cut = [
+        _elide_part(part, options, omissions, f"message {index} part {number} of {source.node_id} ({source.digest})")
+        if part.get("part_kind") == "tool-return"
+        else part
+        for number, part in enumerate(parts)
+    ]
+    if all(new is old for new, old in zip(cut, parts, strict=True)):
+        return message
+    return {**message, "parts": cut}
 
 
-def _elide_part(part: dict[str, Any], options: ToolOutputElisionOptions, omissions: list[Omission]) -> dict[str, Any]:
+def _elide_part(
+    part: dict[str, Any], options: ToolOutputElisionOptions, omissions: list[Omission], where: str
+) -> dict[str, Any]:
     body = part.get("content")
     text = body if isinstance(body, str) else compact_json(body)
     if len(text) <= options.min_chars:
         return part
     tool = str(part.get("tool_name", "?"))
-    digest = text_digest(text)
     head = text[: options.head_chars]
-    note = (
-        f"[lychd: elided {len(text) - len(head)} of {len(text)} characters of the {tool!r} return; full body {digest}]"
-    )
+    elided = f"elided {len(text) - len(head)} of {len(text)} characters of the {tool!r} return"
+    note = f"[lychd: {elided}; full body: {where}]"
     omissions.append(
         Omission(
             kind="elided-tool-output",
-            reason=f"{tool} return {part.get('tool_call_id', '?')}: characters {len(head)}-{len(text)} of {digest}",
+            reason=f"{tool} return {part.get('tool_call_id', '?')}: characters {len(head)}-{len(text)} of {where}",
         )
     )
     return {**part, "content": f"{head}\n{note}"}
