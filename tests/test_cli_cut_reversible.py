@@ -69,7 +69,8 @@ def test_reversible_prepare_then_vault_rehydrate(capsys: pytest.CaptureFixture[s
               "--chain", str(chain), "--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER,
               "--now", str(NOW))  # fmt: skip
     assert run(capsys, *verify)[0] == 0
-    stored["candidate"]["items"][0]["text"] = text.replace(token, token[:-3] + "0>>", 1)
+    altered = token[:-3] + ("1" if token[-3] == "0" else "0") + ">>"  # the tag's last digit, always changed
+    stored["candidate"]["items"][0]["text"] = text.replace(token, altered, 1)
     chain.write_text(json.dumps(stored))
     code, _, err = run(capsys, *verify)
     assert code == 1 and "reconstruction-mismatch" in err and "Traceback" not in err

@@ -31,7 +31,8 @@ def status():
     return found
 
 report = harden_process(lock_all_memory=True)
-out = {"report": report.to_json(), "locked": int(status()["VmLck"]), "resident": int(status()["VmRSS"])}
+now = status()  # one read: both figures from the same instant
+out = {"report": report.to_json(), "locked": int(now["VmLck"]), "resident": int(now["VmRSS"])}
 with open_vault(Path(sys.argv[1])) as vault:
     try:
         out["lease"] = new_lease(vault).lease_id

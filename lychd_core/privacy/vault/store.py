@@ -192,13 +192,9 @@ class Vault:
     def create_cut_lease(
         self, terms: LeaseTerms, values: Sequence[SensitiveValue], bind: Callable[[IssuedTokens], BoundCut]
     ) -> LeaseGrant:
-        """Issue tokens for a reversible cut that ``bind`` prepares, verifies and seals around them.
-
-        ``bind`` gets the lease id, namespace and tokens before anything is written and returns
-        the sealed cut (which must name this lease and namespace) and its candidate. The lease
-        then binds that cut; durability is checked against the cut's own expiry. On any
-        refusal nothing is written and the caller must withdraw the seal.
-        """
+        """Issue tokens for a reversible cut that ``bind`` prepares, verifies and seals around them,
+        then lease that cut (see :func:`request_for_cut`). On any refusal nothing is written and
+        the caller must withdraw the seal."""
         self.hardening.require()
         now = self.clock()
         if terms.remote_deadline_at <= now:
@@ -302,9 +298,8 @@ class Vault:
     def _destroy(self, lease_ids: list[str]) -> None:
         """Second half of erasure: delete the erasure secrets (the key store checkpoints its WAL at once).
 
-        Stale WAL frames of the vault database may still hold the wrapped DEK until the next
-        checkpoint (purge, close, SQLite's own, or here with ``truncate_wal_on_erasure``); from
-        this point on they cannot be unwrapped.
+        Stale vault WAL frames may hold the wrapped DEK, undecryptable from here on, until the
+        next checkpoint (purge, close, SQLite's own, or here with ``truncate_wal_on_erasure``).
         """
         if lease_ids:
             self.keys.destroy(lease_ids)
