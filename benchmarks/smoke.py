@@ -24,6 +24,7 @@ SMALLEST: dict[str, list[str]] = {
     "projection": ["--files", "20"],
     "selection": ["--sizes", "1000", "--repeat", "1"],
     "treesitter": ["--files", "20", "--repeat", "1"],
+    "vault": ["--runs", "1"],
 }
 TIMEOUT_SECONDS = 600
 
