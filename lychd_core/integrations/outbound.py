@@ -46,7 +46,7 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         items: Sequence[ItemT],
         convert: Callable[[ItemT], Message],
         convert_many: Callable[[Sequence[ItemT]], list[Message]] | None = None,
-        chunk: int = 16,
+        chunk: int = 4,
         memo: WireMemo[ItemT] | None = None,
     ) -> None:
         self._items = items
