@@ -20,6 +20,7 @@ from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.grammar import RecordGrammar
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.projection import CallProjection
+from lychd_core.privacy.pseudonyms import ReversalSpec
 from lychd_core.privacy.receipts import TransformationReceipt
 from lychd_core.privacy.seal import PrivacyCut, SealAuthority
 from lychd_core.privacy.verify import CutVerification, verify_cut
@@ -119,16 +120,36 @@ def prepare_cut(
     """Censor, verify independently, and seal; any refusal is a typed ``CutRefused``."""
     censored = profile.censor(source, plan, vocabulary, options, chain=chain)
     policy = cut_policy_digest(f"{profile.name}@{profile.revision}", options, profile.grammar, vocabulary)
+    return verify_and_seal(
+        source, censored, plan, profile.grammar, vocabulary, policy, authority, now=now, origin_digest=origin_digest
+    )
+
+
+def verify_and_seal(
+    source: CallProjection,
+    censored: Censored,
+    plan: DisclosurePlan,
+    grammar: RecordGrammar,
+    vocabulary: ClosedVocabulary,
+    policy: str,
+    authority: SealAuthority,
+    *,
+    now: int,
+    origin_digest: str | None = None,
+    reversal: ReversalSpec | None = None,
+) -> PreparedCut:
+    """Verify a censored candidate apart from its censor, then seal it (with ``reversal``, bound to a lease)."""
     verification = verify_cut(
         source=source,
         candidate=censored.candidate,
         plan=plan,
         receipts=censored.receipts,
-        grammar=profile.grammar,
+        grammar=grammar,
         vocabulary=vocabulary,
         policy_digest=policy,
         now=now,
         origin_digest=origin_digest,
+        reversal=reversal,
     ).require()
     cut = authority.seal(
         source=source,

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from lychd_core.digests import canonical_json
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.plan import DisclosurePlan
-from lychd_core.privacy.prepare import Censored, CutProfile, PreparedCut, cut_policy_digest
+from lychd_core.privacy.prepare import Censored, CutProfile, PreparedCut, cut_policy_digest, verify_and_seal
 from lychd_core.privacy.projection import CallProjection
 from lychd_core.privacy.pseudonyms import ReversalSpec
 from lychd_core.privacy.receipts import TransformationReceipt
@@ -26,7 +26,6 @@ from lychd_core.privacy.vault.errors import DurabilityRefused
 from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens
 from lychd_core.privacy.vault.lease import LeaseGrant, LeaseTerms, SensitiveValue
 from lychd_core.privacy.vault.store import Vault
-from lychd_core.privacy.verify import verify_cut
 
 
 class ReversibleCutProfile(CutProfile, Protocol):
@@ -121,30 +120,21 @@ def prepare_reversible_cut(
         tokens = {value.value: token for value, token in zip(values, issued.tokens, strict=True)}
         censored = profile.censor_reversible(source, plan, vocabulary, options, tokens=tokens, chain=chain)
         del tokens
-        verification = verify_cut(
-            source=source,
-            candidate=censored.candidate,
-            plan=plan,
-            receipts=censored.receipts,
-            grammar=profile.grammar,
-            vocabulary=vocabulary,
-            policy_digest=policy,
+        prepared = verify_and_seal(
+            source,
+            censored,
+            plan,
+            profile.grammar,
+            vocabulary,
+            policy,
+            authority,
             now=now,
             origin_digest=origin_digest,
             reversal=reversal,
-        ).require()
-        cut = authority.seal(
-            source=source,
-            candidate=censored.candidate,
-            plan=plan,
-            receipts=censored.receipts,
-            verification=verification,
-            policy_digest=policy,
-            now=now,
         )
-        sealed.append(PreparedCut(source, censored.candidate, censored.receipts, verification, cut))
+        sealed.append(prepared)
         text = canonical_json(censored.candidate.to_json()).decode("utf-8")
-        return BoundCut(cut, verification, source.label, text, source_expires_at)
+        return BoundCut(prepared.cut, prepared.verification, source.label, text, source_expires_at)
 
     try:
         grant = vault.create_cut_lease(terms, values, bind)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -84,20 +85,35 @@ class ClosedDiagnosticProfile:
             raise CutRefused(CutReason.LOST_UTILITY, "the plan needs the owner identity, which this cut removes")
         texts, redacted = censor_texts(source, vocabulary)
         candidate = source.replaced(texts)
-        operations = (OperationCount(operation="redact", category=OWNER_CATEGORY, count=redacted),) if redacted else ()
-        receipt = next_receipt(
-            chain,
-            plan_digest=plan.digest,
-            input_digest=source.digest,
-            output_digest=candidate.digest,
-            transformer=self.pin,
-            policy_digest=cut_policy_digest(self.pin, options, GRAMMAR, vocabulary),
-            operations=operations,
-            residual_label_digest=json_digest(candidate.label.to_json()),
-            expires_at=plan.expires_at,
-            terminal=True,
-        )
-        return Censored(candidate, (*chain, receipt))
+        policy = cut_policy_digest(self.pin, options, GRAMMAR, vocabulary)
+        return censored_with_receipt(source, candidate, plan, chain, self.pin, policy, "redact", redacted)
+
+
+def censored_with_receipt(
+    source: CallProjection,
+    candidate: CallProjection,
+    plan: DisclosurePlan,
+    chain: Sequence[TransformationReceipt],
+    pin: str,
+    policy: str,
+    operation: Literal["redact", "pseudonymize"],
+    count: int,
+) -> Censored:
+    """The candidate with the terminal receipt of this cut appended to ``chain``."""
+    operations = (OperationCount(operation=operation, category=OWNER_CATEGORY, count=count),) if count else ()
+    receipt = next_receipt(
+        chain,
+        plan_digest=plan.digest,
+        input_digest=source.digest,
+        output_digest=candidate.digest,
+        transformer=pin,
+        policy_digest=policy,
+        operations=operations,
+        residual_label_digest=json_digest(candidate.label.to_json()),
+        expires_at=plan.expires_at,
+        terminal=True,
+    )
+    return Censored(candidate, (*chain, receipt))
 
 
 PROFILE = ClosedDiagnosticProfile()

@@ -16,8 +16,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, _check_no_leak, _owners, check_labels
-from lychd_closed_diagnostic.profile import ClosedDiagnosticOptions, ClosedDiagnosticProfile
-from lychd_core.digests import json_digest
+from lychd_closed_diagnostic.profile import ClosedDiagnosticOptions, ClosedDiagnosticProfile, censored_with_receipt
 from lychd_core.errors import PrivacyRefusal
 from lychd_core.privacy import (
     CallProjection,
@@ -25,9 +24,7 @@ from lychd_core.privacy import (
     CutReason,
     CutRefused,
     DisclosurePlan,
-    OperationCount,
     TransformationReceipt,
-    next_receipt,
 )
 from lychd_core.privacy.prepare import Censored, cut_policy_digest
 from lychd_core.privacy.pseudonyms import TOKEN_RE
@@ -136,20 +133,8 @@ class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
         # tokens are random; only the text around them must be free of owner values
         _check_no_leak([TOKEN_RE.sub("", text) for text in texts], frozenset(owners), vocabulary)
         candidate = source.replaced(texts)
-        operations = (OperationCount(operation="pseudonymize", category=OWNER_CATEGORY, count=count),) if count else ()
-        receipt = next_receipt(
-            chain,
-            plan_digest=plan.digest,
-            input_digest=source.digest,
-            output_digest=candidate.digest,
-            transformer=self.pin,
-            policy_digest=cut_policy_digest(self.pin, checked, GRAMMAR, vocabulary),
-            operations=operations,
-            residual_label_digest=json_digest(candidate.label.to_json()),
-            expires_at=plan.expires_at,
-            terminal=True,
-        )
-        return Censored(candidate, (*chain, receipt))
+        policy = cut_policy_digest(self.pin, checked, GRAMMAR, vocabulary)
+        return censored_with_receipt(source, candidate, plan, chain, self.pin, policy, "pseudonymize", count)
 
 
 REVERSIBLE_PROFILE = ReversibleClosedDiagnosticProfile()
