@@ -8,11 +8,14 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.graph import ContextNode
-from lychd_core.history import MessageGroup
+from lychd_core.history import Message, MessageGroup, iter_groups_newest_first
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.memory import MemoryEvidence
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
 
 # Optional material outranks older history: floor layers come before state.
@@ -137,3 +140,49 @@ def history_node(
         recency=recency,
         dependencies=() if newer is None else (history_node_id(newer),),
     )
+
+
+def labels_of_nodes(
+    floor: Sequence[Block],
+    memory: Sequence[MemoryEvidence],
+    groups: Sequence[MessageGroup],
+    continuation: bool,
+    history_label: PrivatizationLabel | None,
+    continuation_label: PrivatizationLabel | None,
+    query_label: PrivatizationLabel | None,
+) -> dict[str, PrivatizationLabel]:
+    """The label of every node; unlabelled inputs are restricted with unknown lineage."""
+    unlabelled = PrivatizationLabel.restricted_unknown()
+    labels = {floor_node_id(block): block.label for block in floor}
+    labels.update((evidence.node_id, evidence.label) for evidence in memory)
+    labels.update((history_node_id(group), history_label or unlabelled) for group in groups)
+    if continuation:
+        labels["continuation"] = continuation_label or unlabelled
+    labels["query"] = query_label or unlabelled
+    return labels
+
+
+def history_nodes_within(
+    history: Sequence[Message], turn_window: int, char_budget: int, cpt: int
+) -> tuple[list[ContextNode], list[MessageGroup], int]:
+    """Nodes for the newest groups the governors could keep, plus the first that cannot.
+
+    Scanning stops there, so the cost depends on what is kept, not on history length.
+    Returns the nodes, their groups, and how many older messages never became nodes.
+    """
+    nodes: list[ContextNode] = []
+    groups: list[MessageGroup] = []
+    if turn_window <= 0:
+        return nodes, groups, len(history)
+    used = 0
+    newer = None
+    for recency, group in enumerate(iter_groups_newest_first(history)):
+        text = "".join(group.texts)
+        nodes.append(history_node(group, text, newer, len(history) - recency, cpt))
+        groups.append(group)
+        newer = group
+        used += len(text)
+        if len(groups) > turn_window or used > char_budget:
+            break
+    older = groups[-1].start if groups else len(history)
+    return nodes, groups, older

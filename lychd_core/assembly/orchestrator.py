@@ -27,8 +27,9 @@ from lychd_core.assembly.nodes import (
     continuation_node,
     floor_node,
     floor_node_id,
-    history_node,
     history_node_id,
+    history_nodes_within,
+    labels_of_nodes,
     memory_node,
     query_node,
 )
@@ -46,7 +47,7 @@ from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError, LeaseError
 from lychd_core.families import Compressor
 from lychd_core.graph import ContextGraph, ContextNode, select
-from lychd_core.history import Message, MessageGroup, check_continuation, compact_json, iter_groups_newest_first
+from lychd_core.history import Message, check_continuation, compact_json
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.memory import MemoryEvidence, MemoryQuery, MemoryScope, RetrievalPlan
 from lychd_core.privacy.gate import EgressGate
@@ -241,7 +242,7 @@ class ContextOrchestrator:
         required_chars = reserve_required(bounds, parts, required_tokens)
 
         compressing = placement_of(self.config, compress) != "never" or semantic is not None
-        history_nodes, history_groups, older = self._history_nodes(
+        history_nodes, history_groups, older = history_nodes_within(
             () if execution is not None else history,
             bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
             UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
@@ -281,11 +282,11 @@ class ContextOrchestrator:
         kept_groups = [g for g in history_groups if history_node_id(g) in selected]
         given = (history_label, continuation_label, query_label)
         source_floor = [b for b in kept_floor if floor_node_id(b) in selected]
-        node_labels = self._node_labels(source_floor, kept_memory, kept_groups, bool(continuation_json), *given)
+        node_labels = labels_of_nodes(source_floor, kept_memory, kept_groups, bool(continuation_json), *given)
         node_labels.update(derived_labels(compression, selected))
         if execution is not None:
             node_labels.update(execution_labels(execution, selected))
-        every_label = self._node_labels(floor, memory, history_groups, bool(continuation_json), *given)
+        every_label = labels_of_nodes(floor, memory, history_groups, bool(continuation_json), *given)
         every_label.update(node_labels)  # every candidate node, and the derived nodes that replaced some
         layer_chars = {
             "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
@@ -324,26 +325,6 @@ class ContextOrchestrator:
             self.gate.check(assembled, target)  # refuse before inference, before anything is retained
         self._retain(assembled, session_id, grant, floor)
         return assembled
-
-    @staticmethod
-    def _node_labels(
-        floor: Sequence[Block],
-        memory: Sequence[MemoryEvidence],
-        groups: Sequence[MessageGroup],
-        continuation: bool,
-        history_label: PrivatizationLabel | None,
-        continuation_label: PrivatizationLabel | None,
-        query_label: PrivatizationLabel | None,
-    ) -> dict[str, PrivatizationLabel]:
-        """The label of every node; unlabelled inputs are restricted with unknown lineage."""
-        unlabelled = PrivatizationLabel.restricted_unknown()
-        labels = {floor_node_id(block): block.label for block in floor}
-        labels.update((evidence.node_id, evidence.label) for evidence in memory)
-        labels.update((history_node_id(group), history_label or unlabelled) for group in groups)
-        if continuation:
-            labels["continuation"] = continuation_label or unlabelled
-        labels["query"] = query_label or unlabelled
-        return labels
 
     def _floor(
         self,
@@ -403,32 +384,6 @@ class ContextOrchestrator:
         if duplicates:
             raise AssemblyError(f"floor block keys must be unique; repeated: {', '.join(duplicates)}")
         return floor, required, not_nodes
-
-    @staticmethod
-    def _history_nodes(
-        history: Sequence[Message], turn_window: int, char_budget: int, cpt: int
-    ) -> tuple[list[ContextNode], list[MessageGroup], int]:
-        """Nodes for the newest groups the governors could keep, plus the first that cannot.
-
-        Scanning stops there, so the cost depends on what is kept, not on history length.
-        Returns the nodes, their groups, and how many older messages never became nodes.
-        """
-        nodes: list[ContextNode] = []
-        groups: list[MessageGroup] = []
-        if turn_window <= 0:
-            return nodes, groups, len(history)
-        used = 0
-        newer = None
-        for recency, group in enumerate(iter_groups_newest_first(history)):
-            text = "".join(group.texts)
-            nodes.append(history_node(group, text, newer, len(history) - recency, cpt))
-            groups.append(group)
-            newer = group
-            used += len(text)
-            if len(groups) > turn_window or used > char_budget:
-                break
-        older = groups[-1].start if groups else len(history)
-        return nodes, groups, older
 
     def _retain(self, assembled: AssembledContext, session_id: str, grant: Grant | None, floor: list[Block]) -> None:
         environment = next(block for block in floor if block.layer is Layer.ENVIRONMENT)
