@@ -34,6 +34,7 @@ from lychd_core.memory.tombstones import ActiveView, Tombstone, replay
 from lychd_core.stores.admission import admit, admit_tombstone, check_digests, next_revision, tombstone_for
 from lychd_core.stores.paths import sqlite_identity
 from lychd_core.stores.readonly import connect_read_only, writable
+from lychd_core.stores.sqlite_tx import immediate
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
 
@@ -152,16 +153,8 @@ class SqliteMemoryStore:
                 f"memory store {self.path} is read-only for this user (the file or its folder cannot be written); "
                 "nothing was written. Run this as a user who may write it"
             )
-        with store_errors(self.path, "start a write"):
-            conn.execute("BEGIN IMMEDIATE")
-        try:
-            with store_errors(self.path, "write"):
-                yield conn
-                conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+        with immediate(conn, self.path, "write", store_errors, starting="start a write"):
+            yield conn
         self._writes += 1
 
     # --- reads ------------------------------------------------------------------

@@ -40,6 +40,7 @@ from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
 from lychd_core.stores.readonly import connect_read_only, creatable, writable
+from lychd_core.stores.sqlite_tx import immediate, untranslated
 
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
@@ -410,14 +411,8 @@ class ProjectionCache:
 
     @staticmethod
     def _write(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
-        try:
-            connection.execute("BEGIN IMMEDIATE")
+        with immediate(connection, Path(), "write", untranslated):  # the callers map sqlite3 errors
             connection.executemany(sql, rows)
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
 
     def _discard_connection(self) -> None:
         if self._connection is not None and self._pid == os.getpid():

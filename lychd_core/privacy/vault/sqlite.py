@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from lychd_core.privacy.vault.errors import VaultIntegrityError, VaultLockedError, VaultStoreError
+from lychd_core.stores.sqlite_tx import immediate as sqlite_immediate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -58,19 +59,9 @@ def connect(path: Path, *, busy_timeout_ms: int, private: bool) -> sqlite3.Conne
     return conn
 
 
-@contextmanager
-def immediate(conn: sqlite3.Connection, path: Path, action: str) -> Iterator[sqlite3.Connection]:
-    """One ``BEGIN IMMEDIATE`` transaction: committed whole or rolled back whole."""
-    with sqlite_errors(path, f"start to {action}"):
-        conn.execute("BEGIN IMMEDIATE")
-    try:
-        with sqlite_errors(path, action):
-            yield conn
-            conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+def immediate(conn: sqlite3.Connection, path: Path, action: str) -> AbstractContextManager[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction, its SQLite errors typed as vault errors."""
+    return sqlite_immediate(conn, path, action, sqlite_errors)
 
 
 def checkpoint(conn: sqlite3.Connection, path: Path) -> None:
