@@ -35,7 +35,7 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
-from lychd_core.projection.fingerprints import FileRecord
+from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.paths import sqlite_identity
@@ -322,8 +322,7 @@ class ProjectionCache:
             [scope],
             sorted(set(paths)),
         )
-        found = (FileRecord.decode(self.secret, scope, path, text, tag) for path, text, tag in rows)
-        return {record.path: record for record in found if record is not None}
+        return decode_file_records(self.secret, scope, rows)
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
         """Store file records in one transaction (replacing older ones for the same paths)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import socket
 import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -128,3 +129,9 @@ class FileRecord:
             return None
         decision = MediaDecision(fields[8], fields[9], fields[10], fields[11])  # type: ignore[arg-type]
         return FileRecord(path, stamp, fields[5], fields[6], fields[7], decision)
+
+
+def decode_file_records(secret: bytes, scope: str, rows: Iterable[Sequence[object]]) -> dict[str, FileRecord]:
+    """Verified records among ``(path, record text, MAC)`` rows of either cache backend, by path."""
+    found = (FileRecord.decode(secret, scope, str(row[0]), row[1], row[2]) for row in rows)
+    return {record.path: record for record in found if record is not None}

@@ -27,7 +27,7 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
-from lychd_core.projection.fingerprints import FileRecord
+from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
 from lychd_core.stores.postgres.database import Database, lock_space
@@ -181,8 +181,7 @@ class PostgresProjectionCache:
             [scope],
             sorted(set(paths)),
         )
-        found = (FileRecord.decode(self.secret, scope, path, text, tag) for path, text, tag in rows)
-        return {record.path: record for record in found if record is not None}
+        return decode_file_records(self.secret, scope, rows)
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
