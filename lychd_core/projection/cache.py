@@ -322,7 +322,7 @@ class ProjectionCache:
             [scope],
             sorted(set(paths)),
         )
-        return decode_file_records(self.secret, scope, rows)
+        return decode_file_records(self.secret, scope, rows) if rows else {}  # no rows: the key is not needed
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
         """Store file records in one transaction (replacing older ones for the same paths)."""

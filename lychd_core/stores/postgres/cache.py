@@ -181,7 +181,7 @@ class PostgresProjectionCache:
             [scope],
             sorted(set(paths)),
         )
-        return decode_file_records(self.secret, scope, rows)
+        return decode_file_records(self.secret, scope, rows) if rows else {}  # no rows: the key is not needed
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
