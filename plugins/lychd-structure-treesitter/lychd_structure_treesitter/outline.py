@@ -14,7 +14,13 @@ from typing import Any
 import tree_sitter
 
 from lychd_structure_treesitter.languages import LanguageSpec, parser
-from lychd_structure_treesitter.module_level import commonjs_export, global_block, global_definition, inner_doc
+from lychd_structure_treesitter.module_level import (
+    commonjs_export,
+    commonjs_require,
+    global_block,
+    global_definition,
+    inner_doc,
+)
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
 
 FORMAT = "structure.treesitter/1"
@@ -150,6 +156,10 @@ class Outliner:
                 continue
             if kind in self.spec.imports:
                 self._import(child)
+                continue
+            required = commonjs_require(self, child, depth)
+            if required is not None:
+                self.imports.extend(required)
                 continue
             block = global_block(child)
             if block is not None:
