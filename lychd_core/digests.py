@@ -62,6 +62,11 @@ def _plain(value: object) -> bool:
     return True
 
 
+def is_canonical_value(value: object) -> bool:
+    """Whether ``value`` is canonical JSON: string keys, no floats, only JSON's kinds (no paths built)."""
+    return _plain(value)
+
+
 def canonical_json(value: object) -> bytes:
     """Encode ``value`` as canonical JSON bytes."""
     if not _plain(value):

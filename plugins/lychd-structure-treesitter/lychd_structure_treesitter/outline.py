@@ -293,11 +293,10 @@ class Outliner:
         declarator = None if declarator_id is None else node.child_by_field_id(declarator_id)  # Java: int x = 1;
         if name_node is None and declarator is not None:
             name_node = declarator.child_by_field_name("name") or declarator
-        if body is not None:
+        if body is not None and kind not in self.spec.scopes:
             body_kind = body.type
             if body_kind not in _FUNCTION_BODIES and body_kind not in self.spec.containers:
-                if kind not in self.spec.scopes:
-                    body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
+                body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
         end = node.end_byte if body is None else _opening(body)
         value = None if value_id is None else node.child_by_field_id(value_id)
         if value is None and declarator is not None:
