@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lychd_core import digests
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.families import Projected
 from lychd_core.projection import cache_entries
@@ -92,3 +93,39 @@ def test_the_mac_is_over_the_newline_joined_utf8_of_its_parts(parts: list[str]) 
     """Entries written before the per-part encoding still verify: the MAC's input bytes did not change."""
     joined = "\n".join(parts).encode("utf-8", "surrogatepass")
     assert mac(SECRET, *parts) == "hmac-sha256:" + hmac.digest(SECRET, joined, "sha256").hex()
+
+
+class _Key(str):
+    pass
+
+
+class _Count(int):
+    pass
+
+
+class _Mapping(dict[str, object]):
+    pass
+
+
+_ODD = st.sampled_from([1.5, float("inf"), b"x", {1}, object(), _Key("k"), _Count(3), True, None])
+_MIXED = st.recursive(
+    SCALARS | _ODD,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(TEXT | st.integers(0, 3) | st.builds(_Key, TEXT), inner, max_size=4)
+        | st.builds(_Mapping, st.dictionaries(TEXT, inner, max_size=3))
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_MIXED)
+def test_the_fast_canonical_check_agrees_with_the_one_that_names_the_problem(value: Any) -> None:
+    try:
+        digests._check(value, "")
+        expected = True
+    except TypeError:
+        expected = False
+    assert digests.is_canonical_value(value) is expected
