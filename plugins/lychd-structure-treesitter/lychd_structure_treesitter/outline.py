@@ -8,7 +8,6 @@ input cannot exhaust the Python stack.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import tree_sitter
@@ -22,22 +21,14 @@ from lychd_structure_treesitter.module_level import (
     inner_doc,
 )
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
+from lychd_structure_treesitter.symbols import symbols_fact
 
 FORMAT = "structure.treesitter/1"
 MAX_DEPTH = 6
-MAX_REFERENCES = 5_000
 SHORT_VALUE = 40
-IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _PREFIXES = _COMMENTS | {"attribute_item"}
 _NOT_MEMBERS = _COMMENTS | {"attribute_item", "decorator"}
-IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
-IDENTIFIER_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_NOT_WORD = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
-"""Every byte but ``[A-Za-z0-9_]`` to a space: a word with its leading digits stripped is an identifier."""
-_DIGITS = b"0123456789"
-_NOTHING = frozenset({""})
 _SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _KINDS = {
@@ -418,29 +409,3 @@ def outline_facts(
     facts["definitions"] = definitions
     facts["symbols"] = symbols_fact(data, spec, definitions)
     return facts
-
-
-def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{"defines", "references"}`` as ``structure.python`` gives them (sorted, unique, capped)."""
-    defines: set[str] = set()
-    for definition in definitions:
-        for fact in (definition, *definition.get("members", ())):
-            name = fact.get("name")
-            if isinstance(name, str) and fact.get("kind") != "impl":
-                if "," not in name:  # the common case, without a call per definition
-                    if name.isidentifier():
-                        defines.add(name)
-                else:
-                    defines.update(_names(name))
-    if data.isascii():  # the common case: words split in C, only the unique ones decoded (= IDENTIFIER_ASCII)
-        words = set(data.translate(_NOT_WORD).split())
-        used = {word.lstrip(_DIGITS).decode("ascii") for word in words} - _NOTHING - spec.keywords - defines
-    else:  # a bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked
-        tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
-        used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
-    return {"defines": sorted(defines), "references": sorted(used)[:MAX_REFERENCES]}
-
-
-def _names(name: str) -> list[str]:
-    """The identifiers of a name that lists several (``const a = 1, b = 2`` gives ``a, b``)."""
-    return [part for part in (p.strip() for p in name.split(",")) if IDENTIFIER.fullmatch(part)]

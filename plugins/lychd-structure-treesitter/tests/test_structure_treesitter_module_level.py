@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lychd_structure_treesitter import PROFILES, StructureTreeSitterOptions
 from lychd_structure_treesitter.languages import TYPESCRIPT
-from lychd_structure_treesitter.outline import IDENTIFIER_BYTES, symbols_fact
+from lychd_structure_treesitter.symbols import IDENTIFIER_ASCII, IDENTIFIER_BYTES, symbols_fact
 
 from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.families import Projected, SourceMaterial, Unavailable
@@ -198,3 +198,11 @@ def test_the_ascii_identifier_scan_equals_the_bytes_scan(text: str) -> None:
     tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
     expected = sorted({token for token in tokens if token.isidentifier()} - TYPESCRIPT.keywords)
     assert symbols_fact(data, TYPESCRIPT, [])["references"] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet="ab_Z09 .-(\n", max_size=60))
+def test_the_ascii_word_split_finds_exactly_the_identifier_pattern(text: str) -> None:
+    """Words split in C with their leading digits stripped are what the identifier pattern finds."""
+    expected = sorted(set(IDENTIFIER_ASCII.findall(text)) - TYPESCRIPT.keywords)
+    assert symbols_fact(text.encode("ascii"), TYPESCRIPT, [])["references"] == expected
