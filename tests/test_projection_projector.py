@@ -183,6 +183,11 @@ def test_character_budget_from_the_reference(root: Path) -> None:
     [
         (Projected(text="x" * 50), "over the bound"),
         (Projected(text="a\nb", line_map=(1,)), "line map"),
+        (Projected(text="a\nb", line_map=(1, 0)), "line map"),
+        (Projected(text="a\nb", line_map=(-2, 1)), "line map"),
+        (Projected(text="a\nb", line_map=(1, True)), "line map"),  # a bool is not a line number
+        (Projected(text="a\nb", line_map=(1, 2.0)), "line map"),  # type: ignore[arg-type]
+        (Projected(text="a\nb", line_map=(1, "2")), "line map"),  # type: ignore[arg-type]
         (Projected(text="a", facts={"f": 1.5}), "canonical JSON"),  # type: ignore[dict-item]
         ("not an outcome", "not Projected"),
         (RuntimeError("boom"), "raised RuntimeError: boom"),

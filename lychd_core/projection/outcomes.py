@@ -48,6 +48,8 @@ def canonical_facts(value: object) -> bytes:
     return canonical_json(value)  # raises TypeError naming what is not canonical
 
 
+_INT = frozenset({int})  # exactly int: a bool is not a line number
+
 Checked = tuple[Projected, bytes] | Unavailable
 """A checked outcome: a projection with its canonical facts, or an explained absence."""
 
@@ -62,7 +64,7 @@ def checked(outcome: object, max_chars: int) -> Checked:
         return Unavailable(f"the profile returned {len(outcome.text)} characters, over the bound of {max_chars}")
     line_map = outcome.line_map
     if line_map and (
-        len(line_map) != len(outcome.text.splitlines()) or not all(type(n) is int and n >= 1 for n in line_map)
+        len(line_map) != len(outcome.text.splitlines()) or not set(map(type, line_map)) <= _INT or min(line_map) < 1
     ):
         return Unavailable("the profile returned a line map that does not give one source line per text line")
     if not all(isinstance(omission, Omission) for omission in outcome.omissions):
