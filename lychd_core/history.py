@@ -72,13 +72,91 @@ def opaque_part_kinds() -> frozenset[tuple[str, str]]:
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
+SPLICE_MIN_CHARS = 1024
+"""Strings at least this long (a message's own values and its parts') that need no JSON
+escape are spliced in whole: finding that no character needs one (34 ``in`` scans, memchr)
+costs an eighth of what the encoder spends escaping them character by character
+(a 20 KB base64 body: 5 us against 38 us). Text with a quote, backslash or control
+character (most tool output) is escaped by the encoder as before."""
+_ESCAPED = ('"', "\\", "\n", "\r", "\t", *(chr(code) for code in range(0x20) if chr(code) not in "\n\r\t"))
+_MARK = "\ue000lychd-splice:{}\ue000"
+
 
 def compact_json(value: Any) -> str:
     """Compact, key-sorted JSON; the unit of message cost (characters)."""
     try:
+        if type(value) is dict:
+            long: list[str] = []
+            marked = _mark_long_strings(value, long)
+            if long:
+                spliced = _splice(_ENCODER.encode(marked), long)
+                if spliced is not None:
+                    return spliced
         return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise HistoryError(f"message is not plain JSON: {exc}") from None
+
+
+def _needs_no_escape(text: str) -> bool:
+    """Whether the encoder (``ensure_ascii=False``) writes ``text`` as itself between quotes."""
+    for char in _ESCAPED:  # noqa: SIM110 - a plain loop: no generator on this hot path
+        if char in text:
+            return False
+    return True
+
+
+def _marked(item: object, long: list[str]) -> object:
+    if type(item) is str and len(item) >= SPLICE_MIN_CHARS and _needs_no_escape(item):
+        long.append(item)
+        return _MARK.format(len(long) - 1)
+    return item
+
+
+def _mark_long_strings(message: dict[str, Any], long: list[str]) -> dict[str, Any]:
+    """``message`` with its long plain strings (its values', its parts' values') replaced by
+    placeholders collected in ``long``; the message itself when it has none (never edited)."""
+    copy: dict[str, Any] | None = None
+    for key, item in message.items():
+        new: object = item
+        if type(item) is list:
+            parts: list[Any] | None = None
+            for index, part in enumerate(item):
+                if type(part) is dict:
+                    marked = {name: _marked(v, long) for name, v in part.items()} if _has_long(part) else part
+                    if marked is not part:
+                        parts = list(item) if parts is None else parts
+                        parts[index] = marked
+            new = item if parts is None else parts
+        else:
+            new = _marked(item, long)
+        if new is not item:
+            copy = dict(message) if copy is None else copy
+            copy[key] = new
+    return message if copy is None else copy
+
+
+def _has_long(part: dict[str, Any]) -> bool:
+    return any(type(v) is str and len(v) >= SPLICE_MIN_CHARS for v in part.values())
+
+
+def _splice(encoded: str, long: list[str]) -> str | None:
+    """``encoded`` with each placeholder replaced by its string, quoted; ``None`` unless
+    every placeholder occurs exactly once (then that occurrence is the one written for it)."""
+    spots = []
+    for index, text in enumerate(long):
+        token = f'"{_MARK.format(index)}"'
+        at = encoded.find(token)
+        if at < 0 or encoded.find(token, at + 1) >= 0:
+            return None
+        spots.append((at, len(token), text))
+    spots.sort()
+    pieces = []
+    cursor = 0
+    for at, width, text in spots:
+        pieces += (encoded[cursor:at], '"', text, '"')
+        cursor = at + width
+    pieces.append(encoded[cursor:])
+    return "".join(pieces)
 
 
 def message_chars(message: Mapping[str, Any]) -> int:

@@ -161,6 +161,7 @@ def ceiling_violation(provenance: Provenance, authority: Authority, trust: Trust
 E = TypeVar("E", bound=Enum)
 
 
+@cache  # members are few and immutable; digests of big graphs spell three per node
 def token(member: Enum) -> str:
     """The JSON spelling of a member: its value for string enums, else its hyphenated name."""
     if isinstance(member, StrEnum):
