@@ -150,7 +150,7 @@ def _splice(encoded: str, long: list[str]) -> str | None:
             return None
         spots.append((at, len(token), text))
     spots.sort()
-    pieces = []
+    pieces: list[str] = []
     cursor = 0
     for at, width, text in spots:
         pieces += (encoded[cursor:at], '"', text, '"')
