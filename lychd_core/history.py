@@ -136,7 +136,10 @@ def _mark_long_strings(message: dict[str, Any], long: list[str]) -> dict[str, An
 
 
 def _has_long(part: dict[str, Any]) -> bool:
-    return any(type(v) is str and len(v) >= SPLICE_MIN_CHARS for v in part.values())
+    for value in part.values():  # noqa: SIM110 - a plain loop: no generator on this hot path
+        if type(value) is str and len(value) >= SPLICE_MIN_CHARS:
+            return True
+    return False
 
 
 def _splice(encoded: str, long: list[str]) -> str | None:
@@ -163,21 +166,21 @@ def message_chars(message: Mapping[str, Any]) -> int:
     return len(compact_json(message))
 
 
-def _part_kinds(message: Mapping[str, Any]) -> list[str]:
-    return [part["part_kind"] for part in message["parts"]]
-
-
 def check_message(message: object, where: str) -> Message:
     """Validate one wire-form message; return it (not copied)."""
     if not isinstance(message, dict):
         raise HistoryError(f"{where}: expected a message object, got {type(message).__name__}")
     kind = message.get("kind")
-    if kind not in ("request", "response"):
+    if kind == "request":
+        allowed = REQUEST_PART_KINDS
+    elif kind == "response":
+        allowed = RESPONSE_PART_KINDS
+    else:
         raise HistoryError(f"{where}: 'kind' must be 'request' or 'response', got {kind!r}")
     parts = message.get("parts")
     if not isinstance(parts, list):
         raise HistoryError(f"{where}: 'parts' must be a list")
-    allowed = REQUEST_PART_KINDS if kind == "request" else RESPONSE_PART_KINDS
+    bad_call = -1  # one pass over the parts; a bad call id is reported after every part kind, as before
     for index, part in enumerate(parts):
         part_kind = part.get("part_kind") if isinstance(part, dict) else None
         if not isinstance(part_kind, str) or part_kind not in allowed:  # str first: a list is unhashable
@@ -187,13 +190,16 @@ def check_message(message: object, where: str) -> Message:
                     f"(known: {', '.join(sorted(allowed))})"
                 )
             _report_opaque(kind, part_kind)
+        if bad_call < 0:
+            call_id = part.get("tool_call_id")
+            if call_id is not None and not isinstance(call_id, str):
+                bad_call = index
     run_id = message.get("run_id")
     if run_id is not None and not isinstance(run_id, str):
         raise HistoryError(f"{where}: 'run_id' must be a string or null")
-    for index, part in enumerate(parts):
-        call_id = part.get("tool_call_id")
-        if call_id is not None and not isinstance(call_id, str):
-            raise HistoryError(f"{where}.parts[{index}]: 'tool_call_id' must be a string, got {type(call_id).__name__}")
+    if bad_call >= 0:
+        call_id = parts[bad_call]["tool_call_id"]
+        raise HistoryError(f"{where}.parts[{bad_call}]: 'tool_call_id' must be a string, got {type(call_id).__name__}")
     return message
 
 
@@ -215,14 +221,21 @@ def starts_group(messages: Sequence[Message], index: int) -> bool:
     if index == 0:
         return True
     message = messages[index]
-    if message["kind"] == "request" and any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message)):
+    request: bool = message["kind"] == "request"
+    if request and _continues(message):
         return False
     run_id = message.get("run_id")
     if run_id is not None:  # the older neighbour is read here, so it is checked here
         return bool(check_message(messages[index - 1], f"history[{index - 1}]").get("run_id") != run_id)
-    if message["kind"] != "request":
-        return False
-    return not any(kind in CONTINUATION_PART_KINDS for kind in _part_kinds(message))
+    return request  # a plain request (one carrying a return or retry returned above)
+
+
+def _continues(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` carries a tool return or retry."""
+    for part in message["parts"]:  # noqa: SIM110 - a plain loop: no generator on this hot path
+        if part["part_kind"] in CONTINUATION_PART_KINDS:
+            return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,13 +290,20 @@ def check_tool_pairing(messages: Sequence[Message], where: str) -> None:
     """Every tool return (or retry for a call) answers a call made earlier in the same span."""
     called: set[str] = set()
     for offset, message in enumerate(messages):
-        for call_id in returned_ids(message):
-            if call_id not in called:
+        calls = []  # one pass over the parts; this message's own calls count from the next message on
+        for part in message["parts"]:
+            call_id = part.get("tool_call_id")
+            if not call_id:
+                continue
+            kind = part["part_kind"]
+            if kind == "tool-call":
+                calls.append(call_id)
+            elif kind in CONTINUATION_PART_KINDS and call_id not in called:
                 raise HistoryError(
                     f"{where}: message {offset} returns tool call {call_id!r} that no earlier message in its "
                     "group made; a tool return must travel with its call"
                 )
-        called.update(tool_call_ids(message))
+        called.update(calls)
 
 
 def check_continuation(value: object) -> list[Message]:
