@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from operator import attrgetter
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import GraphError
