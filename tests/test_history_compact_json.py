@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lychd_core.errors import HistoryError
 from lychd_core.history import SPLICE_MIN_CHARS, compact_json
 
 REFERENCE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -59,3 +61,17 @@ def test_long_text_needing_escapes_is_escaped() -> None:
 def test_non_dict_values_are_encoded_as_before() -> None:
     for value in (["x" * 2000], "y" * 2000, 3, None):
         assert compact_json(value) == REFERENCE.encode(value)
+
+
+def test_values_that_are_not_plain_json_are_typed_refusals() -> None:
+    cyclic: dict[str, Any] = {"kind": "request", "parts": []}
+    cyclic["parts"].append({"part_kind": "user-prompt", "content": cyclic})
+    deep: list[Any] = []
+    innermost = deep
+    for _ in range(100_000):
+        innermost.append([])
+        innermost = innermost[0]
+    for bad in (cyclic, deep, {"f": float("nan")}, {"s": {1, 2}}):
+        with pytest.raises(HistoryError, match="not plain JSON"):
+            compact_json(bad)
+    assert compact_json({"kind": "request", "parts": []}) == '{"kind":"request","parts":[]}'  # nothing left behind
