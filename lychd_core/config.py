@@ -321,7 +321,7 @@ STRUCTURE_PROFILES = {
     "text/x-rust": "structure.rust",
     "text/x-java": "structure.java",
 }
-STRUCTURE_REVISIONS = {"structure.javascript": 2, "structure.typescript": 2, "structure.go": 2, "structure.rust": 2}
+STRUCTURE_REVISIONS = {"structure.javascript": 3, "structure.typescript": 3, "structure.go": 2, "structure.rust": 2}
 """Structure profiles past revision 1 (their outlines changed); the rest are at 1."""
 
 

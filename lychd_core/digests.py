@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import TypeAlias
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeAlias, cast
 
 JsonValue: TypeAlias = "bool | int | str | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
 
@@ -37,29 +37,49 @@ def _check(value: object, path: str) -> None:
     raise TypeError(f"canonical JSON cannot encode {type(value).__name__} (at {path or '$'})")
 
 
+_LEAVES = frozenset({str, int, bool, type(None)})
+_STR = frozenset({str})
+
+
 def _plain(value: object) -> bool:
     """Whether ``value`` is canonical JSON, without building paths (``_check`` names the problem).
 
-    Iterative, with exact-type fast paths: digests of big summaries are on hot paths."""
+    Iterative, with exact-type fast paths: digests of big summaries are on hot paths. The
+    types of a container's items are gathered in C, so a list of strings (or a dict of
+    scalars) is checked without a Python step per item; only nested containers are visited.
+    """
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is str or kind is int or kind is bool or item is None:
+        if kind in _LEAVES:
             continue
+        children: Iterable[object]
         if kind is list or kind is tuple:
-            stack.extend(item)  # type: ignore[arg-type]
+            children = cast("list[object]", item)
+        elif kind is dict:
+            mapping = cast("dict[object, object]", item)
+            if not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
+                return False
+            children = mapping.values()
         elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
             continue
         elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+            children = item
         elif isinstance(item, Mapping):
             if not all(isinstance(key, str) for key in item):
                 return False
-            stack.extend(item.values())
+            children = item.values()
         else:
             return False
+        if not set(map(type, children)) <= _LEAVES:
+            stack.extend([child for child in children if type(child) not in _LEAVES])
     return True
+
+
+def is_canonical_value(value: object) -> bool:
+    """Whether ``value`` is canonical JSON: string keys, no floats, only JSON's kinds (no paths built)."""
+    return _plain(value)
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)

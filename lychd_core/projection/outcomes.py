@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+import orjson
 from pydantic import BaseModel
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import canonical_json
+from lychd_core.digests import canonical_json, is_canonical_value
 from lychd_core.errors import PluginCallError
 from lychd_core.families import Projected, SourceMaterial, Unavailable
-from lychd_core.projection.cache_entries import CANONICAL, CacheKey
+from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.materials import MaterialRef
 from lychd_core.projection.media import MediaDecision
 from lychd_core.registry import RegisteredPlugin
@@ -31,25 +31,20 @@ class Job:
     media: MediaDecision | None = None
 
 
-def _no_float(text: str) -> object:
-    raise TypeError(f"canonical JSON refuses floats ({text}); use integers")
-
-
-_STRICT = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_float)
-
-
 def canonical_facts(value: object) -> bytes:
-    """``canonical_json(value)``, with a fast path: C encoding and decoding instead of a Python walk.
+    """``canonical_json(value)``, the same bytes, with a fast path for a value that is canonical.
 
-    The fast path holds when the value survives a float-refusing round trip unchanged
-    (string keys, lists, no floats); anything else takes the exact, slower route.
+    The value is checked exactly as :func:`~lychd_core.digests.canonical_json` checks it
+    (string keys, no floats, JSON's kinds only), then encoded by orjson, whose output for
+    such a value is byte for byte the standard library's sorted, compact, non-ASCII form
+    (a property test holds it to that) at a quarter of the cost. What orjson refuses (an
+    integer past 64 bits, a lone surrogate) and anything not canonical take the exact route.
     """
-    try:
-        text = CANONICAL.encode(value)
-        if _STRICT.decode(text) == value:
-            return text.encode("utf-8")
-    except (TypeError, ValueError):
-        pass
+    if is_canonical_value(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            pass
     return canonical_json(value)  # raises TypeError naming what is not canonical
 
 

@@ -49,7 +49,8 @@ def singular(term: str) -> str:
 
 
 MAX_CACHED_WORDS = 1 << 18
-"""The memo of :func:`word_terms` is emptied past this many words (see :func:`bound_word_cache`)."""
+"""The memos of :func:`word_terms` and :func:`path_terms` are emptied past this many entries
+(see :func:`bound_word_cache`)."""
 
 
 @cache  # unbounded: a hit is one dict lookup, without the relinking a bounded LRU does
@@ -69,10 +70,13 @@ def word_terms(word: str) -> tuple[str, ...]:
 
 
 def bound_word_cache() -> None:
-    """Empty the :func:`word_terms` memo once it holds more than ``MAX_CACHED_WORDS`` words
-    (called once per ranking, so a long-lived process does not grow without bound)."""
+    """Empty the :func:`word_terms` and :func:`path_terms` memos once either holds more than
+    ``MAX_CACHED_WORDS`` entries (called once per ranking, so a long-lived process does not
+    grow without bound)."""
     if word_terms.cache_info().currsize > MAX_CACHED_WORDS:
         word_terms.cache_clear()
+    if path_terms.cache_info().currsize > MAX_CACHED_WORDS:
+        path_terms.cache_clear()
 
 
 def terms(text: str) -> list[str]:
@@ -82,10 +86,11 @@ def terms(text: str) -> list[str]:
     return list(chain.from_iterable(map(word_terms, WORD.findall(text))))
 
 
-def path_terms(path: str) -> list[str]:
+@cache  # a ranking asks for each candidate's path terms up to three times, and again next request
+def path_terms(path: str) -> tuple[str, ...]:
     """Terms of a workspace path: each directory and the file's stem (``routing/map.py`` -> routing, map)."""
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    return terms(stem.replace("/", " "))
+    return tuple(terms(stem.replace("/", " ")))
 
 
 def identifiers(text: str) -> set[str]:

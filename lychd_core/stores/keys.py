@@ -80,7 +80,10 @@ def _create_key(path: Path) -> None:
 
 def mac(key: bytes, *parts: str) -> str:
     """Keyed MAC over the parts (newline-joined UTF-8)."""
-    data = "\n".join(parts).encode("utf-8", "surrogatepass")  # any str, even an undecodable file name
+    # Each part encoded on its own (the same bytes as encoding the joined text): joining an ASCII part to
+    # a wider one would first widen every character of the ASCII one. surrogatepass: any str, even an
+    # undecodable file name.
+    data = b"\n".join([part.encode("utf-8", "surrogatepass") for part in parts])
     return MAC_PREFIX + hmac.digest(key, data, "sha256").hex()  # one-shot: no HMAC object per call
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lychd_core.families import RankingCandidate, RankingQuery
 from lychd_core.ranking.terms import identifiers, path_terms, terms
@@ -28,17 +28,28 @@ def module_names(path: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class SymbolIndex:
+    """Who defines which name, and each file's links, resolved only when PageRank asks.
+
+    The forward push reaches the files near the seeds (a few hundred in a tree of ten
+    thousand), so each file's out-links are resolved on first use and kept: building
+    them all up front made the index cost grow with the tree, not with what is ranked.
+    """
+
     paths: tuple[str, ...]
-    edges: tuple[dict[int, tuple[int, str]], ...]
-    """Per source file: target -> (integer weight, one name that links them)."""
     definers: dict[str, tuple[int, ...]]
+    references: tuple[object, ...]
+    """Per file: its ``symbols.references`` fact as given (filtered to strings on use)."""
+    imports: tuple[list[tuple[str, str]], ...]
+    """Per file: (import as written, resolved dotted module)."""
+    modules: dict[str, list[int]]
+    resolved: dict[int, dict[int, tuple[int, str]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, candidates: tuple[RankingCandidate, ...], max_definers: int) -> SymbolIndex:
         paths = tuple(c.path for c in candidates)
         definers: dict[str, list[int]] = {}
-        references: list[list[str]] = []
-        imports: list[list[tuple[str, str]]] = []  # (as written, resolved dotted module)
+        references: list[object] = []
+        imports: list[list[tuple[str, str]]] = []
         for position, candidate in enumerate(candidates):
             facts: dict[str, object] = candidate.facts if isinstance(candidate.facts, dict) else {}
             found = facts.get("symbols")
@@ -46,7 +57,7 @@ class SymbolIndex:
             for name in set(_strings(symbols.get("defines"))):
                 if len(name) >= 3 and not name.startswith("__"):
                     definers.setdefault(name, []).append(position)
-            references.append(_strings(symbols.get("references")))
+            references.append(symbols.get("references"))
             written = _imports(facts.get("imports"))
             imports.append([(module, _target(paths[position], level, module)) for level, module in written])
         usable = {name: tuple(found) for name, found in definers.items() if len(found) <= max_definers}
@@ -58,21 +69,27 @@ class SymbolIndex:
                 for module in module_names(path):
                     if module in wanted:
                         modules.setdefault(module, []).append(position)
-        edges: list[dict[int, tuple[int, str]]] = []
-        for position, used in enumerate(references):
-            out: dict[int, tuple[int, str]] = {}
-            for name in used:
-                for target in usable.get(name, ()):
-                    if target != position:
-                        weight, first = out.get(target, (0, name))
-                        out[target] = (weight + 12 // len(usable[name]), first)
-            for module, resolved in imports[position]:
-                for target in modules.get(resolved, ()):
-                    if target != position:
-                        weight, first = out.get(target, (0, f"import {module or '.'}"))
-                        out[target] = (weight + 24, first)
-            edges.append(out)
-        return cls(paths, tuple(edges), usable)
+        return cls(paths, usable, tuple(references), tuple(imports), modules)
+
+    def edges(self, position: int) -> dict[int, tuple[int, str]]:
+        """The file's out-links: target -> (integer weight, one name that links them)."""
+        out = self.resolved.get(position)
+        if out is not None:
+            return out
+        out = {}
+        usable = self.definers
+        for name in _strings(self.references[position]):
+            for target in usable.get(name, ()):
+                if target != position:
+                    weight, first = out.get(target, (0, name))
+                    out[target] = (weight + 12 // len(usable[name]), first)
+        for module, resolved in self.imports[position]:
+            for target in self.modules.get(resolved, ()):
+                if target != position:
+                    weight, first = out.get(target, (0, f"import {module or '.'}"))
+                    out[target] = (weight + 24, first)
+        self.resolved[position] = out
+        return out
 
 
 def _imports(value: object) -> list[tuple[int, str]]:
@@ -156,7 +173,7 @@ def pagerank(
         source = queue.popleft()
         queued.discard(source)
         mass = residual.pop(source, 0)
-        edges = index.edges[source]
+        edges = index.edges(source)
         kept = mass * (100 - damping) // 100
         ranks[source] += kept
         out = sum(weight for weight, _ in edges.values())
@@ -172,7 +189,7 @@ def pagerank(
             residual[target] = held
             if share > best.get(target, 0):
                 best[target], via[target] = share, (source, name)
-            if target not in queued and held >= unit * max(1, len(index.edges[target])):
+            if target not in queued and held >= unit * max(1, len(index.edges(target))):
                 queue.append(target)
                 queued.add(target)
     for position, held in residual.items():

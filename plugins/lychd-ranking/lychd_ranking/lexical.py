@@ -36,7 +36,8 @@ class LexicalOptions(BaseModel):
 
 
 def document_terms(candidate: RankingCandidate, path_weight: int) -> list[str]:
-    found = terms(candidate.text) + path_terms(candidate.path) * path_weight
+    found = terms(candidate.text)
+    found.extend(path_terms(candidate.path) * path_weight)
     facts = candidate.facts
     symbols = facts.get("symbols") if isinstance(facts, dict) else None
     references = symbols.get("references") if isinstance(symbols, dict) else None

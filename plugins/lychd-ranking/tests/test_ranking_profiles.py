@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from lychd_ranking import LexicalProfile, SymbolGraphProfile
-from lychd_ranking.graph import module_names
+from lychd_ranking.graph import SymbolIndex, module_names, pagerank, seeds_of
 
 from lychd_core.families import RankingCandidate, RankingQuery
 from lychd_core.testing import RankingProfileContract
@@ -99,3 +99,16 @@ def test_module_names() -> None:
     assert module_names("src/pkg/a/b.py") == ["src.pkg.a.b", "pkg.a.b", "a.b", "b"]
     assert module_names("pkg/__init__.py") == ["pkg"]
     assert module_names("README.md") == []
+
+
+def test_symbol_graph_resolves_links_only_for_files_the_push_reaches() -> None:
+    # A chain a0 -> a1 -> ... plus 2,000 files nothing links to: their links are never resolved.
+    chain = [cand(f"chain/a{i}.py", facts=symbols([f"Alpha{i}"], [f"Alpha{i + 1}"])) for i in range(5)]
+    loose = [cand(f"loose/b{i}.py", facts=symbols([f"Beta{i}"], [f"Beta{i + 1}"])) for i in range(2_000)]
+    index = SymbolIndex.of(tuple(chain + loose), max_definers=4)
+    seeds, _ = seeds_of(index, RankingQuery("Alpha0 fails"))
+    ranks, via = pagerank(index, seeds, damping=85, precision=12)
+    assert set(index.resolved) <= set(range(len(chain))), "a file outside the chain had its links resolved"
+    assert all(ranks[position] > 0 for position in range(1, len(chain)))
+    assert via[1] == (0, "Alpha1")
+    assert index.edges(3) == {4: (12, "Alpha4")}

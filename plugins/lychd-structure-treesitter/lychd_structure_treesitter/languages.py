@@ -387,6 +387,16 @@ def language(name: str) -> tree_sitter.Language:
     return tree_sitter.Language(LANGUAGES[name].grammar())
 
 
+FIELDS = ("body", "name", "declarator", "value", "type")
+
+
+@cache
+def field_ids(name: str) -> tuple[int | None, int | None, int | None, int | None, int | None]:
+    """The grammar's ids of :data:`FIELDS` (None where it has no such field): by id, a lookup skips a name search."""
+    body, name_, declarator, value, type_ = (language(name).field_id_for_name(field) for field in FIELDS)
+    return body, name_, declarator, value, type_
+
+
 _PARSERS = threading.local()
 
 

@@ -7,6 +7,8 @@
 * TypeScript's ``declare global { ... }``: a scope of global declarations.
 * CommonJS exports: ``module.exports = ...``, ``exports.name = ...`` and
   ``module.exports.name = ...`` at the top level of a JavaScript or TypeScript file.
+* CommonJS imports: a top-level ``const x = require("m")`` (also destructured, or
+  ``require("m").member``) and a bare ``require("m");`` are imports of ``m``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ _JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _CLASS_VALUES = frozenset({"class"})
 EXPORT_TARGETS = ("module.exports", "exports")
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
 
 
 def inner_doc(outliner: Outliner, scope: tree_sitter.Node) -> dict[str, Any] | None:
@@ -109,3 +112,50 @@ def commonjs_export(
         fact["signature"] = f"{outliner.signature(node.start_byte, value.start_byte)} …"
         fact["body"] = "none"
     return fact
+
+
+def commonjs_require(outliner: Outliner, node: tree_sitter.Node, depth: int) -> list[dict[str, Any]] | None:
+    """The imports of a top-level ``require("m")`` statement, or None for any other statement.
+
+    A declaration is an import only when every one of its declarators requires a module
+    (``const a = require("a"), n = 1`` stays a definition); each declarator is one import.
+    """
+    if outliner.spec.name not in _JS_LIKE or depth:
+        return None
+    if node.type == "expression_statement":
+        module = _required(outliner, node.named_children[0] if node.named_child_count == 1 else None)
+        if module is None:
+            return None
+        return [{"line": node.start_point.row + 1, "text": outliner.signature(*node.byte_range), "module": module}]
+    if node.type not in _DECLARATIONS:
+        return None
+    declarators = [child for child in node.named_children if child.type == "variable_declarator"]
+    modules = [_required(outliner, declarator.child_by_field_name("value")) for declarator in declarators]
+    if not declarators or any(module is None for module in modules):
+        return None
+    if len(declarators) == 1:
+        return [{"line": node.start_point.row + 1, "text": outliner.signature(*node.byte_range), "module": modules[0]}]
+    keyword = outliner.text(node.start_byte, declarators[0].start_byte).strip()
+    return [
+        {
+            "line": declarator.start_point.row + 1,
+            "text": f"{keyword} {outliner.signature(declarator.start_byte, declarator.end_byte)}",
+            "module": module,
+        }
+        for declarator, module in zip(declarators, modules, strict=True)
+    ]
+
+
+def _required(outliner: Outliner, value: tree_sitter.Node | None) -> str | None:
+    """``m`` when ``value`` is ``require("m")`` or ``require("m").member`` (a literal name only)."""
+    if value is not None and value.type == "member_expression":
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "call_expression":
+        return None
+    function, arguments = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    if function is None or function.type != "identifier" or outliner.text(*function.byte_range) != "require":
+        return None
+    named = [] if arguments is None else arguments.named_children
+    if len(named) != 1 or named[0].type != "string":
+        return None
+    return outliner.text(*named[0].byte_range)[1:-1]

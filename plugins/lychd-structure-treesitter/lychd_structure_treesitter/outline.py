@@ -13,8 +13,14 @@ from typing import Any
 
 import tree_sitter
 
-from lychd_structure_treesitter.languages import LanguageSpec, parser
-from lychd_structure_treesitter.module_level import commonjs_export, global_block, global_definition, inner_doc
+from lychd_structure_treesitter.languages import LanguageSpec, field_ids, parser
+from lychd_structure_treesitter.module_level import (
+    commonjs_export,
+    commonjs_require,
+    global_block,
+    global_definition,
+    inner_doc,
+)
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
 
 FORMAT = "structure.treesitter/1"
@@ -26,6 +32,11 @@ _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _PREFIXES = _COMMENTS | {"attribute_item"}
 IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
 IDENTIFIER_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_WORD = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+"""Every byte but ``[A-Za-z0-9_]`` to a space: a word with its leading digits stripped is an identifier."""
+_DIGITS = b"0123456789"
+_NOTHING = frozenset({""})
 _SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _KINDS = {
@@ -109,12 +120,20 @@ class Outliner:
         self.headers: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.file_doc: dict[str, Any] | None = None
+        self._limit = options.max_signature_chars
+        self._fields = field_ids(spec.name)
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
 
     def signature(self, start: int, end: int) -> str:
-        return self.spend(_collapse(self.text(start, end), self.options.max_signature_chars))
+        flat = " ".join(self.data[start:end].decode("utf-8", "replace").split())
+        if len(flat) > self._limit:
+            flat = flat[: self._limit - 2].rstrip() + " …"
+        self.budget -= len(flat)
+        if self.budget < 0:
+            raise OutlineTooLarge(flat)
+        return flat
 
     def short(self, value: tree_sitter.Node) -> bool:
         return self._short(value)
@@ -150,6 +169,10 @@ class Outliner:
                 continue
             if kind in self.spec.imports:
                 self._import(child)
+                continue
+            required = commonjs_require(self, child, depth)
+            if required is not None:
+                self.imports.extend(required)
                 continue
             block = global_block(child)
             if block is not None:
@@ -259,25 +282,33 @@ class Outliner:
     def _definition(
         self, node: tree_sitter.Node, outer: tree_sitter.Node, prefix: dict[str, Any], depth: int
     ) -> dict[str, Any]:
-        body = node.child_by_field_name("body")
-        if node.type in ("type_spec", "type_alias"):
+        kind, (body_id, name_id, declarator_id, value_id, type_id) = node.type, self._fields
+        if kind in ("type_spec", "type_alias"):
             body = self._go_type_body(node)
-        name_node = node.child_by_field_name("name")
-        if name_node is None and node.type == "impl_item":
-            name_node = node.child_by_field_name("type")  # impl Display for Ledger: named by its type
-        declarator = node.child_by_field_name("declarator")  # Java fields: int x = 1;
+        else:
+            body = None if body_id is None else node.child_by_field_id(body_id)
+        name_node = None if name_id is None else node.child_by_field_id(name_id)
+        if name_node is None and kind == "impl_item" and type_id is not None:
+            name_node = node.child_by_field_id(type_id)  # impl Display for Ledger: named by its type
+        declarator = None if declarator_id is None else node.child_by_field_id(declarator_id)  # Java: int x = 1;
         if name_node is None and declarator is not None:
             name_node = declarator.child_by_field_name("name") or declarator
-        plain = body is not None and body.type not in _FUNCTION_BODIES and body.type not in self.spec.containers
-        if plain and node.type not in self.spec.scopes:
-            body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
+        if body is not None and kind not in self.spec.scopes:
+            body_kind = body.type
+            if body_kind not in _FUNCTION_BODIES and body_kind not in self.spec.containers:
+                body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
         end = node.end_byte if body is None else _opening(body)
-        value = node.child_by_field_name("value") or (declarator and declarator.child_by_field_name("value"))
+        value = None if value_id is None else node.child_by_field_id(value_id)
+        if value is None and declarator is not None:
+            value = declarator.child_by_field_name("value")
         long_value = body is None and value is not None and not self._short(value)
         signature = self.signature(outer.start_byte, value.start_byte if long_value and value else end)
+        name = None
+        if name_node is not None:
+            name = self.data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
         fact: dict[str, Any] = {
-            "kind": _KINDS.get(node.type, node.type),
-            "name": None if name_node is None else self.text(*name_node.byte_range),
+            "kind": _KINDS.get(kind, kind),
+            "name": name,
             "line": outer.start_point.row + 1,
             "end_line": node.end_point.row + 1,
             "signature": f"{signature} …" if long_value else signature,
@@ -285,7 +316,7 @@ class Outliner:
             **prefix,
         }
         if body is not None and depth < MAX_DEPTH:
-            if node.type in self.spec.scopes:
+            if kind in self.spec.scopes:
                 fact["body"], fact["members"] = "members", self.scope(body, depth + 1)
                 inner = None if "doc" in fact else inner_doc(self, body)
                 if inner is not None:  # a Rust module's //! docs document the module
@@ -390,8 +421,9 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
         defines.update(_names(definition))
         for member in definition.get("members", ()):
             defines.update(_names(member))
-    if data.isascii():  # the common case: every match is already an identifier, no decoding per token
-        used = set(IDENTIFIER_ASCII.findall(data.decode("ascii"))) - spec.keywords - defines
+    if data.isascii():  # the common case: words split in C, only the unique ones decoded (= IDENTIFIER_ASCII)
+        words = set(data.translate(_NOT_WORD).split())
+        used = {word.lstrip(_DIGITS).decode("ascii") for word in words} - _NOTHING - spec.keywords - defines
     else:  # a bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked
         tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
         used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines

@@ -1,7 +1,8 @@
 """The tree-sitter structure profiles, one per language family.
 
-Revisions: 2 for JavaScript, TypeScript, Go and Rust (their outlines gained CommonJS
-exports, ``declare global`` blocks, Go package docs and Rust ``//!`` docs), 1 for Java.
+Revisions: 3 for JavaScript and TypeScript (2: CommonJS exports and ``declare global``
+blocks; 3: CommonJS ``require()`` imports), 2 for Go and Rust (package docs, ``//!``
+docs), 1 for Java.
 """
 
 from __future__ import annotations
@@ -80,12 +81,12 @@ class TreeSitterProfile:
 
 
 PROFILES = (
-    TreeSitterProfile("structure.javascript", {"text/javascript": JAVASCRIPT}, revision=2),
+    TreeSitterProfile("structure.javascript", {"text/javascript": JAVASCRIPT}, revision=3),
     TreeSitterProfile(
         "structure.typescript",
         {"text/x-typescript": TYPESCRIPT, "text/x-tsx": TSX},
         {".mts": "text/x-typescript", ".cts": "text/x-typescript"},
-        revision=2,
+        revision=3,
     ),
     TreeSitterProfile("structure.go", {"text/x-go": GO}, revision=2),
     TreeSitterProfile("structure.rust", {"text/x-rust": RUST}, revision=2),

@@ -71,8 +71,8 @@ class TestJava(TestJavaScript):
 
 
 REVISIONS = {
-    "structure.javascript": 2,  # 2: CommonJS exports
-    "structure.typescript": 2,  # 2: declare global blocks, CommonJS exports
+    "structure.javascript": 3,  # 2: CommonJS exports; 3: require() imports
+    "structure.typescript": 3,  # 2: declare global blocks, CommonJS exports; 3: require() imports
     "structure.go": 2,  # 2: the package doc
     "structure.rust": 2,  # 2: //! inner docs
     "structure.java": 1,

@@ -1,4 +1,4 @@
-"""File- and module-level parts: Go package docs, Rust //! docs, declare global, CommonJS exports."""
+"""File- and module-level parts: Go package docs, Rust //! docs, declare global, CommonJS exports and require()."""
 
 from __future__ import annotations
 
@@ -102,6 +102,58 @@ def test_commonjs_exports_are_outlined(media_type: str) -> None:
     assert {"limit", "Store", "table", "get"} <= set(facts["symbols"]["defines"])
 
 
+@pytest.mark.parametrize("media_type", ["text/javascript", "text/x-typescript", "text/x-tsx"])
+def test_commonjs_require_calls_are_imports(media_type: str) -> None:
+    source = (
+        '"use strict";\n'
+        'const fs = require("fs");\n'
+        "const { join, dirname } = require('node:path');\n"
+        'const a = require("a"), b = require("b");\n'
+        'const util = require("util").promisify;\n'
+        'require("./polyfill");\n'
+        'const c = require("c"), n = 1;\n'
+        "let dynamic = require(name);\n"
+        'var other = load("q");\n'
+        'function f() { const inner = require("inner"); }\n'
+    )
+    text, facts = outline(media_type, source)
+    imports = [(i["line"], i["module"], i["text"]) for i in facts["imports"]]
+    assert imports == [
+        (2, "fs", 'const fs = require("fs");'),
+        (3, "node:path", "const { join, dirname } = require('node:path');"),
+        (4, "a", 'const a = require("a")'),
+        (4, "b", 'const b = require("b")'),
+        (5, "util", 'const util = require("util").promisify;'),
+        (6, "./polyfill", 'require("./polyfill");'),
+    ]
+    assert text.splitlines()[:2] == [
+        'const fs = require("fs");  // L2',
+        "const { join, dirname } = require('node:path');  // L3",
+    ]
+    # Not imports: a declaration that also defines a plain value, a computed name, another call, a nested require.
+    names = {d["name"] for d in facts["definitions"]}
+    assert {"c", "n", "dynamic", "other", "f"} <= names and not {"fs", "a", "util"} & names
+    assert "inner" not in {i["module"] for i in facts["imports"]}
+    assert "fs" in facts["symbols"]["references"] and "fs" not in facts["symbols"]["defines"]
+    bare, facts = outline(media_type, source, include_imports=False)
+    assert "imports" not in facts and 'require("fs")' not in bare
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.from_regex(r"[a-z][a-zA-Z0-9_]{0,10}", fullmatch=True),
+    module=st.from_regex(r"[a-z@./:_-][a-z0-9@./:_-]{0,20}", fullmatch=True),
+)
+def test_every_required_module_is_an_import_with_its_line(name: str, module: str) -> None:
+    source = f'// header\nconst {name} = require("{module}");\n'
+    outcome = project("text/javascript", source)
+    if isinstance(outcome, Unavailable):  # a keyword where JavaScript wants a name
+        return
+    facts: Any = outcome.facts
+    assert facts["imports"] == [{"line": 2, "module": module, "text": f'const {name} = require("{module}");'}]
+    assert all(d["name"] != name for d in facts["definitions"])
+
+
 @pytest.mark.parametrize(
     ("media_type", "data"),
     [
@@ -111,6 +163,8 @@ def test_commonjs_exports_are_outlined(media_type: str) -> None:
         ("text/x-typescript", b"export {};\ndeclare global {\n" + b"namespace N {" * DEPTH + b"}" * DEPTH + b"}\n"),
         ("text/javascript", b"module.exports = " + b"(" * DEPTH + b"1" + b")" * DEPTH + b";\n"),
         ("text/javascript", b"exports.a = exports.b = " * DEPTH + b"1;\n"),
+        ("text/javascript", b"const x = require(" + b"(" * DEPTH + b'"m"' + b")" * DEPTH + b");\n"),
+        ("text/javascript", b'const m = require("m")' + b".a" * DEPTH + b";\n"),
     ],
 )
 def test_hostile_module_level_input_stays_bounded(media_type: str, data: bytes) -> None:
