@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from lychd_core.errors import HistoryError
 
 Message = dict[str, Any]
@@ -89,12 +91,12 @@ def _encode(value: Any) -> str:
 
 
 SPLICE_MIN_CHARS = 1024
-"""A part's ``content`` string at least this long that needs no JSON escape is spliced
-in whole (with any other long plain string of that message's parts): finding that no
-character needs one (34 ``in`` scans, memchr) costs an eighth of what the encoder spends
-escaping them one by one (a 20 KB base64 body: 5 us against 38 us). Text with a quote,
-backslash or control character (most tool output) is escaped by the encoder as before."""
-_ESCAPED = ('"', "\\", "\n", "\r", "\t", *(chr(code) for code in range(0x20) if chr(code) not in "\n\r\t"))
+"""A part's ``content`` string at least this long makes the message take the splice
+path: each long string of its parts is written by orjson, which gives exactly the
+standard library's literal (every code point checked, see tests) several times faster
+(a 20 KB tool return with quotes and newlines: 14 us against 38 us; without them 2 us),
+and the rest of the message by the standard encoder, so floats, keys and refusals stay
+the standard library's. A string orjson refuses (a lone surrogate) is left to the encoder."""
 _MARK = "\ue000lychd-splice:{}\ue000"
 
 
@@ -114,52 +116,46 @@ def compact_json(value: Any) -> str:
         raise HistoryError(f"message is not plain JSON: {exc}") from None
 
 
-def _needs_no_escape(text: str) -> bool:
-    """Whether the encoder (``ensure_ascii=False``) writes ``text`` as itself between quotes."""
-    for char in _ESCAPED:  # noqa: SIM110 - a plain loop: no generator on this hot path
-        if char in text:
-            return False
-    return True
-
-
 def _spliced(message: dict[str, Any], parts: list[Any]) -> str:
-    """``message``'s compact JSON, its parts' long plain strings put in whole: the encoder
+    """``message``'s compact JSON, its parts' long strings written by orjson: the encoder
     writes a copy holding placeholders instead (the caller's message is never edited)."""
-    long: list[str] = []
+    literals: list[str] = []
     marked_parts = list(parts)
     for index, part in enumerate(parts):
         if type(part) is dict:
-            marked = {name: _marked(item, long) for name, item in part.items()}
-            marked_parts[index] = marked
-    if long:
-        spliced = _splice(_encode({**message, "parts": marked_parts}), long)
+            marked_parts[index] = {name: _marked(item, literals) for name, item in part.items()}
+    if literals:
+        spliced = _splice(_encode({**message, "parts": marked_parts}), literals)
         if spliced is not None:
             return spliced
     return _encode(message)
 
 
-def _marked(item: object, long: list[str]) -> object:
-    if type(item) is str and len(item) >= SPLICE_MIN_CHARS and _needs_no_escape(item):
-        long.append(item)
-        return _MARK.format(len(long) - 1)
+def _marked(item: object, literals: list[str]) -> object:
+    if type(item) is str and len(item) >= SPLICE_MIN_CHARS:
+        try:
+            literals.append(orjson.dumps(item).decode("utf-8"))
+        except orjson.JSONEncodeError:
+            return item  # a lone surrogate: the encoder writes it
+        return _MARK.format(len(literals) - 1)
     return item
 
 
-def _splice(encoded: str, long: list[str]) -> str | None:
-    """``encoded`` with each placeholder replaced by its string, quoted; ``None`` unless
+def _splice(encoded: str, literals: list[str]) -> str | None:
+    """``encoded`` with each placeholder (quoted) replaced by its literal; ``None`` unless
     every placeholder occurs exactly once (then that occurrence is the one written for it)."""
     spots = []
-    for index, text in enumerate(long):
+    for index, literal in enumerate(literals):
         token = f'"{_MARK.format(index)}"'
         at = encoded.find(token)
         if at < 0 or encoded.find(token, at + 1) >= 0:
             return None
-        spots.append((at, len(token), text))
+        spots.append((at, len(token), literal))
     spots.sort()
     pieces: list[str] = []
     cursor = 0
-    for at, width, text in spots:
-        pieces += (encoded[cursor:at], '"', text, '"')
+    for at, width, literal in spots:
+        pieces += (encoded[cursor:at], literal)
         cursor = at + width
     pieces.append(encoded[cursor:])
     return "".join(pieces)

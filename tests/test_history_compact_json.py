@@ -1,4 +1,4 @@
-"""``compact_json`` splices long plain strings in whole: the text must be exactly the encoder's."""
+"""``compact_json`` writes long part strings with orjson: the text must be exactly the standard encoder's."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from lychd_core.history import SPLICE_MIN_CHARS, compact_json
 
 REFERENCE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
-# Pieces that need an escape, look like the placeholder, or are multi-byte, mixed with plain ones.
-PIECES = ["z", "é", "\U0001f600", "\ue000", "lychd-splice:0", "lychd-splice:1", '"', "\\", "\n", "\x01", "\x1f", "\x7f"]
+# Pieces that need an escape, look like the placeholder, are multi-byte or a lone surrogate.
+PIECES = [
+    "z", "é", "\U0001f600", "\ue000", "lychd-splice:0", "lychd-splice:1",
+    '"', "\\", "\n", "\x01", "\x1f", "\x7f", "\u2028", "\ud800",
+]  # fmt: skip
 
 
 def long_text() -> st.SearchStrategy[str]:
@@ -75,3 +78,15 @@ def test_values_that_are_not_plain_json_are_typed_refusals() -> None:
         with pytest.raises(HistoryError, match="not plain JSON"):
             compact_json(bad)
     assert compact_json({"kind": "request", "parts": []}) == '{"kind":"request","parts":[]}'  # nothing left behind
+
+
+def test_every_code_point_is_written_as_the_standard_encoder_writes_it() -> None:
+    # The long strings go through orjson: its literal must be the standard library's for
+    # every character (a lone surrogate it refuses is left to the standard encoder).
+    for start in range(0, 0x110000, 0x800):
+        text = "".join(chr(code) for code in range(start, start + 0x800) if not 0xD800 <= code <= 0xDFFF)
+        text = (text * (SPLICE_MIN_CHARS // max(1, len(text)) + 1)) if text else "x" * SPLICE_MIN_CHARS
+        message = {"kind": "request", "parts": [{"part_kind": "tool-return", "content": text}]}
+        assert compact_json(message) == REFERENCE.encode(message), hex(start)
+    lone = {"kind": "request", "parts": [{"part_kind": "tool-return", "content": "\ud800" * SPLICE_MIN_CHARS}]}
+    assert compact_json(lone) == REFERENCE.encode(lone)
