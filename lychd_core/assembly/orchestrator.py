@@ -315,7 +315,7 @@ class ContextOrchestrator:
             memory_plan=memory_plan,
             environment=environment_facts(grant),
             layer_chars=layer_chars,
-            compression=compression.to_json(),
+            compression_report=compression,
             execution=None if execution is None else execution_report(execution, selected),
             ranking=ranked if ranked.report is not None else None,
             _history=kept_history,
