@@ -129,3 +129,14 @@ def test_the_fast_canonical_check_agrees_with_the_one_that_names_the_problem(val
     except TypeError:
         expected = False
     assert digests.is_canonical_value(value) is expected
+
+
+@pytest.mark.parametrize("part", ["payload", "facts"])
+def test_an_entry_with_a_lone_surrogate_is_a_miss_not_an_error(part: str) -> None:
+    payload, facts, tag = encode_entry(SECRET, KEY, Projected(text="x"), b'{"a":1}')
+    parts = {"payload": payload, "facts": facts}
+    parts[part] = parts[part][:-1] + "\udc80" + parts[part][-1:]
+    assert decode_entry(SECRET, KEY, parts["payload"], parts["facts"], tag) is None
+    # Signed with the surrogate in it (only the key's holder could): the MAC verifies, the JSON still refuses.
+    forged = mac(SECRET, cache_entries.canonical_json(KEY.as_list()), parts["payload"], parts["facts"])
+    assert decode_entry(SECRET, KEY, parts["payload"], parts["facts"], forged) is None

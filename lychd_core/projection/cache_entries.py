@@ -22,7 +22,7 @@ from lychd_core.blocks import Omission
 from lychd_core.digests import sha256_digest, text_digest
 from lychd_core.families import Projected
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import mac, mac_matches
+from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches
 
 ENTRY_SCHEMA = 2
 """Version of the entry text; 2 = authenticated with a keyed MAC."""
@@ -98,10 +98,11 @@ def decode_entry(
     """
     if not isinstance(payload, str) or not isinstance(facts, str):
         return None
-    if not mac_matches(secret, tag, _key_text(key), payload, facts):
+    payload_bytes, facts_bytes = encoded(payload), encoded(facts)  # the MAC's input; reused below
+    if not encoded_mac_matches(secret, tag, encoded(_key_text(key)), payload_bytes, facts_bytes):
         return None
     try:
-        data = orjson.loads(payload)  # orjson.JSONDecodeError is a ValueError: a miss
+        data = orjson.loads(payload_bytes)  # orjson.JSONDecodeError is a ValueError: a miss
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA or data.get("key") != key.as_list():
             return None
         text, line_map, omissions = data["text"], data["line_map"], data["omissions"]
@@ -112,7 +113,7 @@ def decode_entry(
         outcome = Projected(text=text, facts=parsed_facts, line_map=tuple(line_map), omissions=parsed)
     except (ValueError, TypeError, KeyError, ValidationError):
         return None
-    return outcome, facts.encode("utf-8")
+    return outcome, facts_bytes  # verified, so the UTF-8 this cache wrote (no surrogate to pass through)
 
 
 def decode_entries(
@@ -122,11 +123,11 @@ def decode_entries(
 
     Their ``Projected.facts`` is None: the facts are the canonical bytes beside each outcome.
     """
-    wanted = set(keys)
+    wanted = {(k.source_digest, k.profile, k.revision, k.options_digest, k.parser_version): k for k in keys}
     found: dict[CacheKey, tuple[Projected, bytes]] = {}
     for row in rows:
-        key = CacheKey(row[0], row[1], int(row[2]), row[3], row[4])
-        if key in wanted:
+        key = wanted.get(tuple(row[:5]))  # a plain tuple: hashed in C, no key object per row
+        if key is not None:
             entry = decode_entry(secret, key, row[5], row[6], row[7], parse_facts=False)
             if entry is not None:
                 found[key] = entry

@@ -78,22 +78,34 @@ def _create_key(path: Path) -> None:
             scratch.unlink()
 
 
+def encoded(part: str) -> bytes:
+    """A MAC part's bytes: UTF-8, surrogates passed through (any str, even an undecodable file name)."""
+    return part.encode("utf-8", "surrogatepass")
+
+
 def mac(key: bytes, *parts: str) -> str:
     """Keyed MAC over the parts (newline-joined UTF-8)."""
     # Each part encoded on its own (the same bytes as encoding the joined text): joining an ASCII part to
-    # a wider one would first widen every character of the ASCII one. surrogatepass: any str, even an
-    # undecodable file name.
-    data = b"\n".join([part.encode("utf-8", "surrogatepass") for part in parts])
-    return MAC_PREFIX + hmac.digest(key, data, "sha256").hex()  # one-shot: no HMAC object per call
+    # a wider one would first widen every character of the ASCII one.
+    return mac_of_encoded(key, *[encoded(part) for part in parts])
+
+
+def mac_of_encoded(key: bytes, *parts: bytes) -> str:
+    """:func:`mac` of parts already passed through :func:`encoded` (a caller that needs the bytes anyway)."""
+    return MAC_PREFIX + hmac.digest(key, b"\n".join(parts), "sha256").hex()  # one-shot: no HMAC object
 
 
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
     """Constant-time check; any stored value that is not the exact MAC (other type, non-ASCII) is False."""
+    return encoded_mac_matches(key, expected, *[encoded(part) for part in parts])
+
+
+def encoded_mac_matches(key: bytes, expected: object, *parts: bytes) -> bool:
+    """:func:`mac_matches` of parts already passed through :func:`encoded`."""
     if not isinstance(expected, str):
         return False
     try:
         given = expected.encode("ascii")
-        computed = mac(key, *parts).encode("ascii")
     except UnicodeError:
         return False
-    return hmac.compare_digest(computed, given)
+    return hmac.compare_digest(mac_of_encoded(key, *parts).encode("ascii"), given)

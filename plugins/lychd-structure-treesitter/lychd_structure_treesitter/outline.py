@@ -30,6 +30,7 @@ SHORT_VALUE = 40
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _PREFIXES = _COMMENTS | {"attribute_item"}
+_NOT_MEMBERS = _COMMENTS | {"attribute_item", "decorator"}
 IDENTIFIER_BYTES = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
 IDENTIFIER_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -280,9 +281,10 @@ class Outliner:
             self.imports.append({"line": spec.start_point.row + 1, "text": text, "module": module})
 
     def _definition(
-        self, node: tree_sitter.Node, outer: tree_sitter.Node, prefix: dict[str, Any], depth: int
+        self, node: tree_sitter.Node, outer: tree_sitter.Node, prefix: dict[str, Any], depth: int, kind: str = ""
     ) -> dict[str, Any]:
-        kind, (body_id, name_id, declarator_id, value_id, type_id) = node.type, self._fields
+        kind = kind or node.type
+        body_id, name_id, declarator_id, value_id, type_id = self._fields
         if kind in ("type_spec", "type_alias"):
             body = self._go_type_body(node)
         else:
@@ -337,13 +339,17 @@ class Outliner:
     def members(self, body: tree_sitter.Node, depth: int) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         children = body.named_children
+        kinds = [child.type for child in children]  # each .type builds a new str: once per child
+        containers = self.spec.containers
         for index, child in enumerate(children):
-            if child.type in _COMMENTS or child.type in ("attribute_item", "decorator"):
+            kind = kinds[index]
+            if kind in _NOT_MEMBERS:
                 continue
-            if child.type in self.spec.containers:  # Java's enum_body_declarations
+            if kind in containers:  # Java's enum_body_declarations
                 found.extend(self.members(child, depth))
                 continue
-            found.append(self._definition(child, child, self._prefix(children, index), depth))
+            prefix = self._prefix(children, index) if index and kinds[index - 1] in _PREFIXES else {}
+            found.append(self._definition(child, child, prefix, depth, kind))
         return found
 
     def _variables(
@@ -418,9 +424,14 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
     """``{"defines", "references"}`` as ``structure.python`` gives them (sorted, unique, capped)."""
     defines: set[str] = set()
     for definition in definitions:
-        defines.update(_names(definition))
-        for member in definition.get("members", ()):
-            defines.update(_names(member))
+        for fact in (definition, *definition.get("members", ())):
+            name = fact.get("name")
+            if isinstance(name, str) and fact.get("kind") != "impl":
+                if "," not in name:  # the common case, without a call per definition
+                    if name.isidentifier():
+                        defines.add(name)
+                else:
+                    defines.update(_names(name))
     if data.isascii():  # the common case: words split in C, only the unique ones decoded (= IDENTIFIER_ASCII)
         words = set(data.translate(_NOT_WORD).split())
         used = {word.lstrip(_DIGITS).decode("ascii") for word in words} - _NOTHING - spec.keywords - defines
@@ -430,10 +441,6 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
     return {"defines": sorted(defines), "references": sorted(used)[:MAX_REFERENCES]}
 
 
-def _names(fact: dict[str, Any]) -> list[str]:
-    name = fact.get("name")
-    if not isinstance(name, str) or fact.get("kind") == "impl":
-        return []
-    if "," not in name:
-        return [name] if name.isidentifier() else []
+def _names(name: str) -> list[str]:
+    """The identifiers of a name that lists several (``const a = 1, b = 2`` gives ``a, b``)."""
     return [part for part in (p.strip() for p in name.split(",")) if IDENTIFIER.fullmatch(part)]
