@@ -13,13 +13,22 @@
      the sources, selects again, renders the derived messages and reports the receipts.
    - same groups uncompressed: compression off, character cap raised so the same 20
      groups are kept whole: what reading, hashing, selecting and rendering those groups
-     costs at all, the floor under any compressor that reads them.
+     costs at all. Rendering is cheap there (kept texts are passed on, not copied); the
+     cost over assembly alone is reading the extra groups.
+   Two more timings, also interleaved, bound what any compressor can reach: reading the
+   newest 21 groups into nodes (``history_nodes_within``, what the compressed side reads)
+   and the newest 5 (what assembly alone reads). Assembly alone plus that difference is
+   the least a compressor that must see the 16 older groups can cost, before it does
+   anything; it is printed as a ratio beside the goal.
    Goal: compress+validate+assemble <= 2x assembly alone.
+   ``--escaped-bodies`` makes every body text that JSON must escape (quotes and
+   newlines, as in source code or JSON output), same length; by default a body is
+   plain characters, as before.
 2. Validation of N single-source proposals on a graph of M nodes (CPU time; default 100k nodes,
    100 and 1k proposals; --full 1M nodes, 1k and 10k): time 10k / 1k, goal <= 12x
    (linear). The graph digest is computed once before timing (it is cached per graph).
 
-Run: python benchmarks/bench_compression.py [--full]
+Run: python benchmarks/bench_compression.py [--full] [--escaped-bodies]
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from typing import Any, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lychd_core.assembly import AssembledContext, ContextOrchestrator
+from lychd_core.assembly.nodes import history_nodes_within
 from lychd_core.compression import validate_proposals
 from lychd_core.config import LychdConfig, PluginPin, default_config
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
@@ -56,13 +66,16 @@ def best(fn: Callable[[], T], repeat: int) -> tuple[T, float]:
     return result, seconds  # type: ignore[return-value]
 
 
-def tool_history(messages: int) -> list[dict[str, Any]]:
+ESCAPED_LINE = 'print("value", x)  # a line with "quotes"\n'
+
+
+def tool_history(messages: int, escaped: bool = False) -> list[dict[str, Any]]:
     history: list[dict[str, Any]] = []
     i = 0
     while len(history) < messages:
         call = f"call-{i}"
         tool_call = {"part_kind": "tool-call", "tool_name": "read", "tool_call_id": call, "args": {"i": i}}
-        body = f"{i} " + "z" * BODY
+        body = f"{i} " + (ESCAPED_LINE * (BODY // len(ESCAPED_LINE) + 1))[:BODY] if escaped else f"{i} " + "z" * BODY
         tool_return = {"part_kind": "tool-return", "tool_name": "read", "tool_call_id": call, "content": body}
         history += [
             {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": f"question {i}"}]},
@@ -91,34 +104,49 @@ def groups(assembled: AssembledContext) -> int:
     return sum(1 for m in assembled.history if m["parts"][0]["part_kind"] == "user-prompt")
 
 
-def elision(messages: int, repeat: int) -> None:
-    history = tool_history(messages)
+def elision(messages: int, repeat: int, escaped: bool = False) -> None:
+    history = tool_history(messages, escaped)
     cap = 96_000
     sides = {
         "alone": ContextOrchestrator(config(cap, False)),
         "compressed": ContextOrchestrator(config(cap, True)),
         "same": ContextOrchestrator(config(10**9, False)),  # the same groups, uncompressed
     }
-    best_s = dict.fromkeys(sides, float("inf"))
+    best_s = dict.fromkeys([*sides, "read 21", "read 5"], float("inf"))
     results: dict[str, AssembledContext] = {}
     for _ in range(repeat):  # interleaved, so a busy moment on a shared machine hits every side alike
         for name, orchestrator in sides.items():
             start = time.process_time()  # CPU time: the machine is shared, wall time measures the others
             results[name] = orchestrator.assemble(run_id="r", session_id="s", query="what next?", history=history)
             best_s[name] = min(best_s[name], time.process_time() - start)
+        for name, count in (("read 21", 21), ("read 5", 5)):  # the newest groups, as nodes (turn window count - 1)
+            start = time.process_time()
+            read = history_nodes_within(history, count - 1, 1 << 62, 3)
+            best_s[name] = min(best_s[name], time.process_time() - start)
+            assert len(read[1]) == count
     alone, compressed, same = results["alone"], results["compressed"], results["same"]
     t_alone, t_comp, t_same = best_s["alone"], best_s["compressed"], best_s["same"]
     assert compressed.compression is not None
     report = compressed.compression
     kept = groups(compressed)
     assert groups(same) >= kept
-    print(f"elision, {messages:,} messages, {BODY:,}-character tool returns, cap {cap:,}, best of {repeat} (CPU)")
+    bodies = "escaped" if escaped else "plain"
+    print(
+        f"elision, {messages:,} messages, {BODY:,}-character {bodies} tool returns, cap {cap:,}, best of {repeat} (CPU)"
+    )
     print(f"  assembly alone:              {t_alone * 1e3:8.2f} ms, {groups(alone)} groups, {alone.used_chars:,} chars")
     print(f"  compress+validate+assemble:  {t_comp * 1e3:8.2f} ms, {kept} groups, {compressed.used_chars:,} chars")
     print(f"  same groups uncompressed:    {t_same * 1e3:8.2f} ms, {groups(same)} groups, {same.used_chars:,} chars")
     print(f"  characters saved: {report['saved']['chars']:,} by {len(report['compactions'])} compactions")
     print(f"  ratio vs assembly alone (same governors): {t_comp / t_alone:.2f}x   (goal <= 2)")
     print(f"  ratio vs the same groups uncompressed:    {t_comp / t_same:.2f}x   (goal <= 2)")
+    read21, read5 = best_s["read 21"], best_s["read 5"]
+    print(f"  reading the newest 21 / 5 groups into nodes: {read21 * 1e3:.2f} / {read5 * 1e3:.2f} ms")
+    print(
+        f"  assembly alone + that difference: {(t_alone + read21 - read5) / t_alone:.2f}x assembly alone"
+        " (the least a compressor that must read those groups costs)"
+    )
+    print(f"  compression's own cost (compressed - same groups uncompressed): {(t_comp - t_same) * 1e3:.2f} ms")
 
 
 def flat_graph(n: int) -> list[ContextNode]:
@@ -181,8 +209,9 @@ def validation(graph_nodes: int, counts: tuple[int, int], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="the issue's sizes (100k messages, 1M nodes)")
+    parser.add_argument("--escaped-bodies", action="store_true", help="bodies JSON must escape (quotes, newlines)")
     args = parser.parse_args()
-    elision(100_000 if args.full else 10_000, 30)
+    elision(100_000 if args.full else 10_000, 30, args.escaped_bodies)
     validation(1_000_000 if args.full else 100_000, (1_000, 10_000) if args.full else (100, 1_000), 3)
 
 

@@ -82,11 +82,20 @@ def is_canonical_value(value: object) -> bool:
     return _plain(value)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: object) -> bytes:
     """Encode ``value`` as canonical JSON bytes."""
     if not _plain(value):
         _check(value, "")
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
+
+
+def built_json_digest(value: object) -> str:
+    """:func:`json_digest` of a value the caller built only from checked strings, integers,
+    ``None`` and lists of them (a graph's node summaries): the check walk is skipped."""
+    return sha256_digest(_CANONICAL.encode(value).encode("utf-8"))
 
 
 def sha256_digest(data: bytes) -> str:

@@ -161,11 +161,19 @@ def ceiling_violation(provenance: Provenance, authority: Authority, trust: Trust
 E = TypeVar("E", bound=Enum)
 
 
+_TOKENS: dict[tuple[type[Enum], Enum], str] = {}
+"""Spellings already made, keyed by type too: members of two ``IntEnum`` types with one
+value are equal keys on their own (``Trust.UNTRUSTED == Authority.NON_AUTHORITATIVE``)."""
+
+
 def token(member: Enum) -> str:
     """The JSON spelling of a member: its value for string enums, else its hyphenated name."""
-    if isinstance(member, StrEnum):
-        return member.value
-    return member.name.lower().replace("_", "-")
+    key = (type(member), member)
+    spelled = _TOKENS.get(key)
+    if spelled is None:  # members are few and immutable; digests of big graphs spell three per node
+        spelled = member.value if isinstance(member, StrEnum) else member.name.lower().replace("_", "-")
+        _TOKENS[key] = spelled
+    return spelled
 
 
 @cache

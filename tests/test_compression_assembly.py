@@ -59,6 +59,16 @@ def test_placement_never_is_the_default_and_changes_nothing() -> None:
     assert len(group_messages(plain.history)) < 10
 
 
+def test_the_report_is_spelled_from_the_typed_compactions() -> None:
+    compressed = assemble(config("over-budget"), big_tool_history(10))
+    compactions = compressed.compression_report.compactions
+    assert compactions and all(c.receipt.output_id == c.node.id for c in compactions)
+    report = compressed.compression
+    assert report is compressed.compression  # spelled once, on first read
+    assert [r["output"]["id"] for r in report["compactions"]] == [c.node.id for c in compactions]
+    assert compressed.to_json()["compression"] == report
+
+
 def test_over_budget_elision_keeps_more_history_and_says_what_it_saved() -> None:
     history = big_tool_history(10)
     plain = assemble(config(), history)

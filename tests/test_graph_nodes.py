@@ -123,6 +123,10 @@ def test_enum_spellings_round_trip() -> None:
         for member in enum_type:
             assert parse_token(enum_type, token(member)) is member
     assert token(A.ACCEPTANCE_SPECIFICATION) == "acceptance-specification"
+    for enum_type in (Authority, Trust, Requirement):  # equal values across int enums: each its own name
+        for member in enum_type:
+            assert token(member) == member.name.lower().replace("_", "-")
+    assert parse_token(Trust, "untrusted") is Trust.UNTRUSTED
     assert parse_token(Authority, "SYSTEM_POLICY") is None
     assert parse_token(Authority, 4) is None
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, Protocol
 
 from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.floor import render_floor
@@ -14,6 +15,12 @@ from lychd_core.history import Message, thaw
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.egress import label_sources
 from lychd_core.ranking import RankedFloor, ranking_json
+
+
+class CompressionReport(Protocol):
+    """What compression did for one assembly (``lychd_core.compression.AssemblyCompression``)."""
+
+    def to_json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +63,8 @@ class AssembledContext:
     """The retrieval plan the memory evidence came from, with every record explained."""
     environment: dict[str, Any] | None = None
     """The environment block's facts as data (the block itself is text for the model)."""
-    compression: dict[str, Any] | None = None
-    """What compression did: placement, whether it ran and why, each compaction's receipt."""
+    compression_report: CompressionReport | None = None
+    """What compression did, as typed results; ``compression`` is its JSON, made on first read."""
     execution: dict[str, Any] | None = None
     """The Execution Projection that replaced settled history, item by item, if any."""
     node_labels: Mapping[str, PrivatizationLabel] = field(default_factory=dict)
@@ -68,6 +75,14 @@ class AssembledContext:
     """How the optional Codex material was ranked (``None`` when no ranking profile is configured)."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
+
+    @cached_property
+    def compression(self) -> dict[str, Any] | None:
+        """What compression did: placement, whether it ran and why, each compaction's receipt.
+
+        Made from ``compression_report`` on first read: the receipts are complete when the
+        assembly is, and spelling them as data is left to whoever reads them."""
+        return None if self.compression_report is None else self.compression_report.to_json()
 
     @property
     def window(self) -> int | None:

@@ -92,6 +92,12 @@ def replace(graph: ContextGraph, compactions: Sequence[ValidatedCompaction]) -> 
 
 
 def _rewired(node: ContextNode, rename: dict[str, str]) -> ContextNode:
-    if not any(dep in rename for dep in node.dependencies):
+    deps = node.dependencies
+    if len(deps) == 1:  # a history group depends on the next newer one only
+        renamed = rename.get(deps[0])
+        if renamed is None:
+            return node
+        return node.with_dependencies(() if renamed == node.id else (renamed,))
+    if not any(dep in rename for dep in deps):
         return node
     return node.with_dependencies(sorted({rename.get(dep, dep) for dep in node.dependencies} - {node.id}))

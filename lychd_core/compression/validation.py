@@ -145,7 +145,14 @@ def _validate(
                 node_id=r.node_id,
             )
     _check_admission(output, plan, state, nodes, stable_floor)
-    classes = sorted({node.context_class.value for node in nodes.values()})
+    first = next(iter(nodes.values()))
+    if len(nodes) == 1:  # the common case (one elided group, one outline): no set to sort
+        classes = [first.context_class.value]
+        replaced_tokens, replaced_chars = first.token_estimate, len(first.content)
+    else:
+        classes = sorted({node.context_class.value for node in nodes.values()})
+        replaced_tokens = sum(n.token_estimate for n in nodes.values())
+        replaced_chars = sum(n.chars for n in nodes.values())
     if len(classes) > 1:
         raise MixedClassesError(
             f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
@@ -166,8 +173,6 @@ def _validate(
         node, label = derived_node(proposal, tuple(nodes.values()), policy, chars_per_token, labels or {})
     except GraphError as exc:
         raise MalformedProposalError(f"{output!r}: {exc}", output_id=output) from None
-    replaced_tokens = sum(n.token_estimate for n in nodes.values())
-    replaced_chars = sum(n.chars for n in nodes.values())
     if node.token_estimate >= replaced_tokens or node.chars >= replaced_chars:
         raise NotSmallerError(
             f"{output!r} ({node.token_estimate} tokens, {node.chars} characters) is not strictly smaller than "
@@ -194,7 +199,7 @@ def _validate(
         invariants=proposal.invariants,
         omissions=proposal.omissions,
     )
-    return ValidatedCompaction(proposal, node, label, receipt, next(iter(nodes.values())).context_class, sources)
+    return ValidatedCompaction(proposal, node, label, receipt, first.context_class, sources)
 
 
 def _check_shape(proposal: object) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 
-from lychd_core.digests import json_digest
+from lychd_core.digests import built_json_digest
 from lychd_core.errors import GraphError
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.nodes import ContextNode
@@ -212,7 +212,7 @@ class ContextGraph:
     def digest(self) -> str:
         """Digest of every node's metadata and content digest, independent of member order."""
         if self._digest is None:
-            self._digest = json_digest(sorted(node_summary(node) for node in self._nodes))
+            self._digest = built_json_digest(sorted(node_summary(node) for node in self._nodes))
         return self._digest
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import GraphError
@@ -132,10 +133,10 @@ class ContextNode:
         if problem:
             raise GraphError(f"{where}: {problem}")
         data = self._checked_content(where)
-        _check_int(where, "token_estimate", self.token_estimate, 1, MAX_INT)
-        _check_int(where, "priority", self.priority, -MAX_INT - 1, MAX_INT)
-        _check_int(where, "recency", self.recency, 0, MAX_INT)
-        _check_int(where, "relevance", self.relevance, 0, MAX_RELEVANCE)
+        for name, low, high in _INT_FIELDS:
+            value = getattr(self, name)
+            if type(value) is not int or not low <= value <= high:  # the common case is one test
+                _check_int(where, name, value, low, high)
         if self.exclusive_group is not None:
             check_name(f"{where}: exclusive_group", self.exclusive_group)
             if self.requirement is not Requirement.OPTIONAL:
@@ -200,11 +201,21 @@ class ContextNode:
         Every other field was checked when this node was made, and the content is the
         same, so they are copied as they are: the content is not hashed again."""
         clone = object.__new__(ContextNode)
-        for name in ContextNode.__slots__:
-            object.__setattr__(clone, name, getattr(self, name))
+        for put, value in zip(_SLOT_COPY, _SLOT_READ(self), strict=True):
+            put(clone, value)
         object.__setattr__(clone, "dependencies", tuple(dependencies))
         clone._check_dependencies(f"node {self.id!r}")
         return clone
+
+
+_INT_FIELDS = (
+    ("token_estimate", 1, MAX_INT),
+    ("priority", -MAX_INT - 1, MAX_INT),
+    ("recency", 0, MAX_INT),
+    ("relevance", 0, MAX_RELEVANCE),
+)
+_SLOT_COPY = tuple(ContextNode.__dict__[name].__set__ for name in ContextNode.__slots__)
+_SLOT_READ = attrgetter(*ContextNode.__slots__)
 
 
 def _check_int(where: str, name: str, value: object, low: int, high: int) -> None:

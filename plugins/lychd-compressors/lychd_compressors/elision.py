@@ -10,7 +10,7 @@ omission per elided body. The reference names the body's place in the source gro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -92,24 +92,29 @@ def _elide_message(
     if message.get("kind") != "request":
         return message
     parts = message["parts"]
-    cut = [
-        _elide_part(part, options, omissions, f"message {index} part {number} of {source.node_id} ({source.digest})")
-        if part.get("part_kind") == "tool-return"
-        else part
-        for number, part in enumerate(parts)
-    ]
-    if all(new is old for new, old in zip(cut, parts, strict=True)):
-        return message
-    return {**message, "parts": cut}
+    cut: list[dict[str, Any]] | None = None
+    for number, part in enumerate(parts):
+        if part.get("part_kind") != "tool-return":
+            continue
+
+        def place(number: int = number) -> str:
+            return f"message {index} part {number} of {source.node_id} ({source.digest})"
+
+        new = _elide_part(part, options, omissions, place)
+        if new is not part:
+            cut = list(parts) if cut is None else cut
+            cut[number] = new
+    return message if cut is None else {**message, "parts": cut}
 
 
 def _elide_part(
-    part: dict[str, Any], options: ToolOutputElisionOptions, omissions: list[Omission], where: str
+    part: dict[str, Any], options: ToolOutputElisionOptions, omissions: list[Omission], place: Callable[[], str]
 ) -> dict[str, Any]:
     body = part.get("content")
     text = body if isinstance(body, str) else compact_json(body)
     if len(text) <= options.min_chars:
         return part
+    where = place()  # spelled only for a body it elides
     tool = str(part.get("tool_name", "?"))
     head = text[: options.head_chars]
     elided = f"elided {len(text) - len(head)} of {len(text)} characters of the {tool!r} return"

@@ -18,7 +18,7 @@ def whole_sources_proposal(
     omissions: tuple[Omission, ...],
     context_class: ContextClass | None = None,
 ) -> CompactionProposal:
-    ordered = sorted(sources, key=lambda s: s.node_id)
+    ordered = sources if len(sources) == 1 else sorted(sources, key=lambda s: s.node_id)
     return CompactionProposal(
         output_id=output_id,
         policy_id=request.policy.id,
