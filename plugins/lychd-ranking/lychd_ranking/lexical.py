@@ -35,17 +35,38 @@ class LexicalOptions(BaseModel):
     )
 
 
-def document_terms(candidate: RankingCandidate, path_weight: int) -> list[str]:
+def query_terms_of(
+    candidate: RankingCandidate,
+    path_weight: int,
+    weights: Mapping[str, float],
+    names: dict[str, tuple[int, tuple[str, ...]]],
+) -> tuple[int, list[str]]:
+    """(how many terms the candidate has, the query's terms among them with repeats).
+
+    Its terms are those of its text, its path (``path_weight`` times) and the names its
+    source references. ``names`` is this ranking's memo of referenced names: a name is
+    shared by the many files that use it, and its terms are checked against the query
+    once, not once per file (at 10k files, touching every name's terms per file made the
+    cost per file grow with the tree).
+    """
     found = terms(candidate.text)
     found.extend(path_terms(candidate.path) * path_weight)
+    length = len(found)
+    hits = [term for term in found if term in weights]
     facts = candidate.facts
     symbols = facts.get("symbols") if isinstance(facts, dict) else None
     references = symbols.get("references") if isinstance(symbols, dict) else None
     if isinstance(references, list):
         for name in references:
             if isinstance(name, str):
-                found.extend(word_terms(name))
-    return found
+                known = names.get(name)
+                if known is None:
+                    parts = word_terms(name)
+                    known = names[name] = (len(parts), tuple(term for term in parts if term in weights))
+                length += known[0]
+                if known[1]:
+                    hits.extend(known[1])
+    return length, hits
 
 
 class LexicalProfile:
@@ -67,13 +88,14 @@ class LexicalProfile:
             return {}
         postings: dict[str, list[tuple[int, int]]] = {term: [] for term in weights}
         lengths: dict[int, int] = {}
+        names: dict[str, tuple[int, tuple[str, ...]]] = {}
         for index, candidate in enumerate(candidates):
-            found = document_terms(candidate, opts.path_weight)
+            length, found = query_terms_of(candidate, opts.path_weight, weights, names)
             # Count only the query's terms: a Counter of every term would build one hash
             # table per file, whose cost grows with the vocabulary, not just the file.
-            counts = Counter([term for term in found if term in weights])
+            counts = Counter(found)
             if counts:
-                lengths[index] = len(found)
+                lengths[index] = length
             for term, count in counts.items():
                 postings[term].append((index, count))
         if not lengths:
