@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import count
 from typing import TypeAlias, cast
 
 JsonValue: TypeAlias = "bool | int | str | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
@@ -19,20 +20,36 @@ DIGEST_PREFIX = "sha256:"
 _DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
-def _check(value: object, path: str) -> None:
+MAX_NESTING = 200
+"""Deepest nesting of arrays and objects canonical JSON accepts (as the JSON readers do)."""
+MAX_CONTAINERS = 1_000_000
+"""Most arrays and objects one value may hold: a value sharing one list many times over is
+as large as its encoding, and a cyclic one has no encoding at all."""
+_TOO_LARGE = (
+    f"canonical JSON refuses a value nested deeper than {MAX_NESTING} levels or holding more than "
+    f"{MAX_CONTAINERS:,} arrays and objects (a value that contains itself is both); flatten it"
+)
+
+
+def _check(value: object, path: str, depth: int, budget: list[int]) -> None:
+    """Name the first thing in ``value`` canonical JSON refuses (a ``TypeError``)."""
     if value is None or isinstance(value, (bool, int, str)):
         return
     if isinstance(value, float):
         raise TypeError(f"canonical JSON refuses floats (at {path or '$'}); use integers")
+    budget[0] -= 1
+    if depth > MAX_NESTING or budget[0] < 0:
+        where = path if len(path) <= 60 else path[:60] + "..."
+        raise TypeError(f"{_TOO_LARGE} (at {where or '$'})")
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"canonical JSON keys must be strings (at {path or '$'}: {key!r})")
-            _check(item, f"{path}.{key}")
+            _check(item, f"{path}.{key}", depth + 1, budget)
         return
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            _check(item, f"{path}[{index}]")
+            _check(item, f"{path}[{index}]", depth + 1, budget)
         return
     raise TypeError(f"canonical JSON cannot encode {type(value).__name__} (at {path or '$'})")
 
@@ -41,45 +58,64 @@ _LEAVES = frozenset({str, int, bool, type(None)})
 _STR = frozenset({str})
 
 
-def _plain(value: object) -> bool:
-    """Whether ``value`` is canonical JSON, without building paths (``_check`` names the problem).
+_CANONICAL_VALUE, _NOT_JSON, _TOO_BIG = 0, 1, 2
 
-    Iterative, with exact-type fast paths: digests of big summaries are on hot paths. The
-    types of a container's items are gathered in C, so a list of strings (or a dict of
-    scalars) is checked without a Python step per item; only nested containers are visited.
+
+def _scan(value: object) -> int:
+    """Whether ``value`` is canonical JSON (``_CANONICAL_VALUE``), holds something JSON cannot
+    encode (``_NOT_JSON``: ``_check`` names it) or is too deep or too large (``_TOO_BIG``),
+    without building paths.
+
+    Iterative, level by level, with exact-type fast paths: digests of big summaries are on
+    hot paths. The types of a container's items are gathered in C, so a list of strings (or
+    a dict of scalars) is checked without a Python step per item; only nested containers
+    are visited. Past :data:`MAX_NESTING` levels or :data:`MAX_CONTAINERS` containers the
+    answer is no, so a value that contains itself ends the walk instead of looping.
     """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind in _LEAVES:
-            continue
-        children: Iterable[object]
-        if kind is list or kind is tuple:
-            children = cast("list[object]", item)
-        elif kind is dict:
-            mapping = cast("dict[object, object]", item)
-            if not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
-                return False
-            children = mapping.values()
-        elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
-            continue
-        elif isinstance(item, (list, tuple)):
-            children = item
-        elif isinstance(item, Mapping):
-            if not all(isinstance(key, str) for key in item):
-                return False
-            children = item.values()
-        else:
-            return False
-        if not set(map(type, children)) <= _LEAVES:
-            stack.extend([child for child in children if type(child) not in _LEAVES])
-    return True
+    level = [value]
+    visited = 0
+    for depth in count(1):
+        if depth > MAX_NESTING:  # only scalars (an enum member, say) may sit this deep
+            if all(isinstance(item, (str, int)) for item in level):
+                return _CANONICAL_VALUE
+            return _TOO_BIG if any(isinstance(item, (list, tuple, Mapping)) for item in level) else _NOT_JSON
+        visited += len(level)
+        if visited > MAX_CONTAINERS:
+            return _TOO_BIG
+        below: list[object] = []
+        for item in level:
+            kind = type(item)
+            if kind in _LEAVES:
+                continue
+            children: Iterable[object]
+            if kind is list or kind is tuple:
+                children = cast("list[object]", item)
+            elif kind is dict:
+                mapping = cast("dict[object, object]", item)
+                if not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
+                    return _NOT_JSON
+                children = mapping.values()
+            elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
+                continue
+            elif isinstance(item, (list, tuple)):
+                children = item
+            elif isinstance(item, Mapping):
+                if not all(isinstance(key, str) for key in item):
+                    return _NOT_JSON
+                children = item.values()
+            else:
+                return _NOT_JSON
+            if not set(map(type, children)) <= _LEAVES:
+                below.extend([child for child in children if type(child) not in _LEAVES])
+        if not below:
+            return _CANONICAL_VALUE
+        level = below
+    raise AssertionError("unreachable")  # count() never ends; the loop returns
 
 
 def is_canonical_value(value: object) -> bool:
     """Whether ``value`` is canonical JSON: string keys, no floats, only JSON's kinds (no paths built)."""
-    return _plain(value)
+    return _scan(value) == _CANONICAL_VALUE
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -87,8 +123,11 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 def canonical_json(value: object) -> bytes:
     """Encode ``value`` as canonical JSON bytes."""
-    if not _plain(value):
-        _check(value, "")
+    found = _scan(value)
+    if found == _TOO_BIG:
+        raise TypeError(_TOO_LARGE)
+    if found == _NOT_JSON:
+        _check(value, "", 1, [MAX_CONTAINERS])
     return _CANONICAL.encode(value).encode("utf-8")
 
 

@@ -178,6 +178,27 @@ def test_character_budget_from_the_reference(root: Path) -> None:
     assert contribution.block is None and "over the bound of 5" in (contribution.unavailable or "")
 
 
+def _cyclic_facts() -> Any:
+    loop: list[Any] = []
+    loop.append(loop)
+    return {"loop": loop}
+
+
+def _nested_facts(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return {"deep": value}
+
+
+def _shared_facts(levels: int) -> Any:
+    # Each level holds the one below twice: 2**levels lists to encode, from 64 objects.
+    value: Any = ["leaf"]
+    for _ in range(levels):
+        value = [value, value]
+    return {"shared": value}
+
+
 @pytest.mark.parametrize(
     ("outcome", "words"),
     [
@@ -189,6 +210,9 @@ def test_character_budget_from_the_reference(root: Path) -> None:
         (Projected(text="a\nb", line_map=(1, 2.0)), "line map"),  # type: ignore[arg-type]
         (Projected(text="a\nb", line_map=(1, "2")), "line map"),  # type: ignore[arg-type]
         (Projected(text="a", facts={"f": 1.5}), "canonical JSON"),  # type: ignore[dict-item]
+        (Projected(text="a", facts=_cyclic_facts()), "contains itself"),
+        (Projected(text="a", facts=_nested_facts(400)), "nested deeper"),
+        (Projected(text="a", facts=_shared_facts(64)), "arrays and objects"),
         ("not an outcome", "not Projected"),
         (RuntimeError("boom"), "raised RuntimeError: boom"),
         (Unavailable(""), "no reason"),
