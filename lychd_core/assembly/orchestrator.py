@@ -91,6 +91,7 @@ class ContextOrchestrator:
         self._projector = projector
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
+        self._role_profiles: tuple[object, object, dict[str, RoleProfile]] = (None, None, {})
         self.environments = EnvironmentSnapshots()
         self.gate = EgressGate(self.config.egress)
 
@@ -125,7 +126,21 @@ class ContextOrchestrator:
     # --- assembly --------------------------------------------------------------------
 
     def role_profile(self, role: str) -> RoleProfile:
-        return self.config.role_profile(role, self.registry)
+        """The configured role policy's profile of ``role``, asked once per configuration.
+
+        A role policy is a function of its pin, options and the role (a profile is frozen),
+        so each assembly need not cross the plugin boundary, which costs a thread per call.
+        Replacing ``config`` or ``registry`` asks the policy again.
+        """
+        config, registry = self.config, self.registry
+        with self._lock:
+            if self._role_profiles[0] is not config or self._role_profiles[1] is not registry:
+                self._role_profiles = (config, registry, {})
+            known = self._role_profiles[2]
+        profile = known.get(role)
+        if profile is None:
+            profile = known.setdefault(role, config.role_profile(role, registry))
+        return profile
 
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).
