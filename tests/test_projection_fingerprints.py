@@ -109,6 +109,7 @@ def test_an_edited_or_forged_record_is_a_miss(tmp_path: Path, monkeypatch: pytes
     with sqlite3.connect(state / "cache.sqlite3") as conn:
         (text,) = conn.execute("SELECT record FROM file_records").fetchone()
         conn.execute("UPDATE file_records SET record = ?", (text.replace("text/x-python", "text/plain"),))
+        conn.execute("DELETE FROM run_records")  # the per-file path, not the run's record, is under test
     seen = reads(monkeypatch)
     warm = projector(root, state).project_many(references)
     assert seen == ["src/a.py"] and warm[0].media_type == "text/x-python"

@@ -106,6 +106,8 @@ class RunPreparer:
         self._options: dict[tuple[str, str, int, int], str] = {}
         self.new_media: list[tuple[str, str, str | None, MediaDecision]] = []
         self.new_files: list[FileRecord] = []
+        self.stamps: list[Fingerprint | None] = []
+        """Per reference, in order: the fingerprint its outcome can be trusted under (for the run record)."""
 
     # --- the batch -----------------------------------------------------------------
 
@@ -126,7 +128,9 @@ class RunPreparer:
             if item.error is None:
                 self._resolve(item)
         hits = {} if self.cache is None else self.cache.get_many([i.key for i in items if i.key is not None])
-        return [self._outcome(item, hits) for item in items]
+        outcomes = [self._outcome(item, hits) for item in items]
+        self.stamps += [item.stamp if item.error is None else None for item in items]
+        return outcomes
 
     def _recall(self, items: list[_Item]) -> None:
         """Stat each file; an unchanged, recorded one takes its digest and media decision from the record."""

@@ -49,6 +49,16 @@ SCHEMA_VERSION = 3  # 2: entries carry a keyed MAC instead of a plain digest; 3:
 BATCH = 400  # keys per batched SELECT (well under SQLite's bound on parameters)
 BUSY_TIMEOUT_MS = 10_000
 DEFAULT_KEY_NAME = "cache.key"
+KEEP_RECORDS = 8  # run records kept (the newest): one per recent (workspace, configuration, references)
+
+_RUN_RECORDS = """
+CREATE TABLE IF NOT EXISTS run_records (
+    run_key TEXT PRIMARY KEY,
+    written INTEGER NOT NULL,
+    record BLOB NOT NULL,
+    entry_digest TEXT NOT NULL
+)
+"""  # also created on first write: a schema-3 cache made before run records gains it then
 
 _CREATE = (
     """
@@ -84,6 +94,7 @@ CREATE TABLE IF NOT EXISTS file_records (
     PRIMARY KEY (scope, path)
 ) WITHOUT ROWID
 """,
+    _RUN_RECORDS,
 )
 
 
@@ -257,6 +268,7 @@ class ProjectionCache:
             connection.execute("DROP TABLE IF EXISTS projections")
             connection.execute("DROP TABLE IF EXISTS media_decisions")
             connection.execute("DROP TABLE IF EXISTS file_records")
+            connection.execute("DROP TABLE IF EXISTS run_records")
             for statement in _CREATE:
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -331,6 +343,23 @@ class ProjectionCache:
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
         self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
 
+    def run_record(self, run_key: str) -> tuple[bytes, str] | None:
+        """The run record and MAC stored for ``run_key`` (see ``run_record.py``), or None."""
+        row = self._fetch("SELECT record, entry_digest FROM run_records WHERE run_key = ?", [run_key])
+        return None if row is None else (row[0], row[1])
+
+    def remember_run(self, run_key: str, record: bytes, tag: str) -> None:
+        """Replace the record for ``run_key``; only the newest ``KEEP_RECORDS`` are kept."""
+        if self._keeps_nothing():
+            return
+        rows = [(run_key, time.time_ns(), record, tag)]
+        self._write_rows("INSERT OR REPLACE INTO run_records VALUES (?, ?, ?, ?)", rows, prepare=_RUN_RECORDS)
+        self._write_rows(
+            "DELETE FROM run_records WHERE run_key NOT IN "
+            "(SELECT run_key FROM run_records ORDER BY written DESC LIMIT ?)",
+            [(KEEP_RECORDS,)],
+        )
+
     def _fetch_in(self, sql: str, fixed: list[Any], values: list[Any]) -> list[tuple[Any, ...]]:
         """Rows of ``sql`` whose ``IN ({})`` takes ``values`` in batches; unreadable is no rows (a miss)."""
         found: list[tuple[Any, ...]] = []
@@ -392,25 +421,27 @@ class ProjectionCache:
             self._connect()
             return self.read_only
 
-    def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    def _write_rows(self, sql: str, rows: list[tuple[Any, ...]], prepare: str = "") -> None:
         if not rows:
             return
         with self._lock:
             try:
-                self._write(self._connect(), sql, rows)
+                self._write(self._connect(), sql, rows, prepare)
             except sqlite3.OperationalError as exc:  # locked past the busy timeout, disk full, read-only
                 raise ProjectionCacheError(f"projection cache {self.path} cannot be written: {exc}") from None
             except sqlite3.DatabaseError:  # the file is damaged: start a fresh one, once
                 self._discard_connection()
                 self._move_aside()
                 try:
-                    self._write(self._connect(), sql, rows)
+                    self._write(self._connect(), sql, rows, prepare)
                 except sqlite3.Error as exc:
                     raise ProjectionCacheError(f"projection cache {self.path} cannot be written: {exc}") from None
 
     @staticmethod
-    def _write(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    def _write(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]], prepare: str = "") -> None:
         with immediate(connection, Path(), "write", untranslated):  # the callers map sqlite3 errors
+            if prepare:
+                connection.execute(prepare)
             connection.executemany(sql, rows)
 
     def _discard_connection(self) -> None:

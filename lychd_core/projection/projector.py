@@ -41,6 +41,7 @@ from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import MediaDecision
 from lychd_core.projection.outcomes import Checked, Job
 from lychd_core.projection.pool import JobRunner
+from lychd_core.projection.run_record import recall_run, remember_run, run_key
 from lychd_core.registry import RegisteredPlugin, Registry
 from lychd_core.stores.protocols import ProjectionCacheStore
 
@@ -80,6 +81,8 @@ class Projector:
         self._table: MediaTable | None = None
         self.racy_margin_ns = RACY_MARGIN_NS
         """Files changed this recently before a run are re-hashed every time (see ``fingerprints``)."""
+        self.served_from_run_record = False
+        """Whether the last ``project_many`` was served whole from its run record (``run_record.py``)."""
 
     @property
     def media_table(self) -> MediaTable:
@@ -167,6 +170,14 @@ class Projector:
         """
         if processes < 1:
             raise ConfigError(f"processes must be at least 1, got {processes}")
+        key = run_key(self, self.registry, refs)  # None without a cache that keeps run records
+        recalled = recall_run(self, key, refs)
+        self.served_from_run_record = recalled is not None
+        if recalled is not None:
+            if progress is not None:
+                for _ in recalled:
+                    progress(1)
+            return recalled
         preparer = RunPreparer(self, racy_margin_ns=self.racy_margin_ns)  # a declaration conflict refuses here
         window = 1 if processes == 1 else 4 * processes
         results: list[Contribution | None] = [None] * len(refs)
@@ -189,7 +200,9 @@ class Projector:
                     self._collect(runner, running, results, fresh, progress)
         finally:
             self._store(fresh, preparer)
-        return [result for result in results if result is not None]
+        finished = [result for result in results if result is not None]
+        remember_run(self, key, finished, preparer.stamps)
+        return finished
 
     def _collect(
         self,

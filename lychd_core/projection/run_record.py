@@ -1,0 +1,268 @@
+"""One authenticated record per run: an unchanged run is served without a per-file cache read.
+
+After :meth:`Projector.project_many` finishes a run in which every reference was
+projected from a settled, fingerprinted file, one record is written to the projection
+cache under a *run key*: a digest of everything that decides the run's outcomes (the
+machine and workspace scope, the whole configuration, every installed projection
+profile's pin and parser version, the declared media types and the detector, and the
+ordered references with their bounds, pins and explicit labels). Its value holds, per
+reference, the file's stat fingerprint (the one a file record trusts, see
+:mod:`~lychd_core.projection.fingerprints`), the content digest, the media decision
+and the contribution (text, canonical facts, content hash, omissions); one keyed MAC
+covers the run key and the whole record.
+
+A later run with the same key trusts the record only whole: the MAC verifies, the
+schema and shape check out, and ``lstat`` of every file gives its recorded fingerprint.
+Anything else (a changed, added or removed file, a bad MAC, a corrupt, truncated or
+swapped record, another schema) is a miss, and the run takes the per-file path. The
+blocks are then rebuilt without re-validation: the MAC proves this cache wrote the
+values after the per-file path had validated them.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+
+import orjson
+from pydantic import ValidationError
+
+from lychd_core.blocks import Block, Layer, Lineage, Omission
+from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy.rules import matching_rule, rule_label
+from lychd_core.projection.cache_entries import media_detector
+from lychd_core.projection.contributions import Contribution
+from lychd_core.projection.fingerprints import Fingerprint, StatProbe, machine_scope
+from lychd_core.projection.media import MediaDecision
+from lychd_core.stores.keys import encoded, encoded_mac_matches, mac_of_encoded
+
+if TYPE_CHECKING:
+    from lychd_core.projection.batch import RunHost
+    from lychd_core.projection.materials import MaterialRef
+    from lychd_core.registry import Registry
+
+__all__ = ["MAX_RECORD_BYTES", "MAX_REFS", "RunRecordStore", "recall_run", "remember_run", "run_key"]
+
+RECORD_SCHEMA = 1
+DOMAIN = b"lychd-run-record/1"
+MAGIC = b"lychd-run/1\n"
+MAX_REFS = 50_000
+"""A run over more references writes no record (its header alone would be several MB)."""
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""A record larger than this is not written: reading and MAC-checking it must stay cheap."""
+
+
+@runtime_checkable
+class RunRecordStore(Protocol):
+    """A projection cache that can hold run records (the SQLite cache; PostgreSQL skips them)."""
+
+    def run_record(self, run_key: str) -> tuple[bytes, str] | None:
+        """The stored record and MAC for ``run_key``, or None (missing or unreadable)."""
+        ...
+
+    def remember_run(self, run_key: str, record: bytes, tag: str) -> None:
+        """Store (replace) the record for ``run_key`` and prune old ones; a read-only cache keeps nothing."""
+        ...
+
+
+class _KeyedStore(RunRecordStore, Protocol):
+    @property
+    def secret(self) -> bytes: ...
+
+
+def _store(host: RunHost) -> _KeyedStore | None:
+    # Not part of the runtime check: isinstance would read the key (and create it in a read-only workspace).
+    cache = host.cache
+    return cast("_KeyedStore", cache) if isinstance(cache, RunRecordStore) else None
+
+
+def _registry_part(registry: Registry) -> list[list[str]]:
+    return sorted(
+        [plugin.family.value, plugin.pin, plugin.distribution, plugin.version, str(plugin.obj.parser_version)]
+        for plugin in registry.all()
+        if hasattr(plugin.obj, "parser_version")
+    )
+
+
+def run_key(host: RunHost, registry: Registry, refs: Sequence[MaterialRef]) -> str | None:
+    """The digest of everything that decides this run's outcomes; None when no record can apply."""
+    if _store(host) is None or not refs or len(refs) > MAX_REFS:
+        return None
+    config = host.config
+    identity = host.media_table.identity
+    head = [
+        RECORD_SCHEMA,
+        machine_scope(str(host.workspace.root)),
+        media_detector(identity),
+        identity,
+        config.model_dump(mode="json"),
+        _registry_part(registry),
+    ]
+    rows: list[Any] = []
+    for ref in refs:
+        if ref.path is None:
+            return None  # an artifact has no file to fingerprint
+        label = ref.label.model_dump(mode="json") if "label" in ref.model_fields_set else None
+        bounds = (ref.max_bytes, ref.max_chars)
+        rows.append((ref.path, ref.digest, ref.required, *bounds, label, ref.lineage, ref.profile, ref.media_type))
+    hashed = hashlib.sha256(orjson.dumps(head, option=orjson.OPT_SORT_KEYS))
+    hashed.update(orjson.dumps(rows))
+    return "sha256:" + hashed.hexdigest()
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+def remember_run(
+    host: RunHost,
+    key: str | None,
+    results: Sequence[Contribution],
+    stamps: Sequence[Fingerprint | None],
+) -> None:
+    """Write the run's record when every reference was projected from a settled, fingerprinted file."""
+    store = _store(host)
+    if key is None or store is None or len(stamps) != len(results):
+        return
+    shared: dict[tuple[str, ...], int] = {}
+    entries: list[list[Any]] = []
+    body: list[bytes] = []
+    size = 0
+    for contribution, stamp in zip(results, stamps, strict=True):
+        block, media = contribution.block, contribution.media
+        if block is None or stamp is None or media is None:
+            return
+        lineage = block.lineage
+        parts: tuple[str, ...] = (media.media_type, media.source, media.charset, media.magic_type)
+        parts += (contribution.media_type or "", contribution.profile_pin or "", contribution.parser_version or "")
+        index = shared.setdefault(parts, len(shared))
+        text = block.text.encode("utf-8", "surrogatepass")
+        omissions = [omission.model_dump(mode="json") for omission in lineage.omissions]
+        entries.append([*stamp, lineage.source_digests[0], index, len(text), len(contribution.facts_json)])
+        entries[-1] += [block.content_hash, omissions, _rule_index(host, contribution.ref.path, block.label)]
+        body += (text, contribution.facts_json)
+        size += len(text) + len(contribution.facts_json)
+        if size > MAX_RECORD_BYTES:
+            return
+    header = orjson.dumps([RECORD_SCHEMA, key, [list(parts) for parts in shared], entries])
+    record = b"".join([MAGIC, len(header).to_bytes(8, "big"), header, *body])
+    if len(record) <= MAX_RECORD_BYTES:
+        store.remember_run(key, record, mac_of_encoded(store.secret, DOMAIN, encoded(key), record))
+
+
+def _rule_index(host: RunHost, path: str | None, label: PrivatizationLabel) -> int:
+    """The label rule that matched ``path`` (-1: none); the shared default label means none matched."""
+    if label is PrivatizationLabel.restricted_unknown() or path is None:
+        return -1
+    found = matching_rule(host.config.labels, path)
+    return -1 if found is None else found[0]
+
+
+# --- reading -----------------------------------------------------------------------
+
+
+def recall_run(host: RunHost, key: str | None, refs: Sequence[MaterialRef]) -> list[Contribution] | None:
+    """The run's contributions from its record when it is intact and every file unchanged, else None."""
+    store = _store(host)
+    if key is None or store is None:
+        return None
+    row = store.run_record(key)
+    if row is None:
+        return None  # no row: the key is not needed (a read-only workspace may have none)
+    record, tag = row
+    if not isinstance(record, bytes) or not encoded_mac_matches(store.secret, tag, DOMAIN, encoded(key), record):
+        return None
+    try:
+        return _rebuild(host, key, refs, record)
+    except (ValueError, TypeError, IndexError, KeyError, ValidationError, OverflowError):
+        return None  # a record of another shape (the MAC held, so another version wrote it): a miss
+
+
+def _rebuild(host: RunHost, key: str, refs: Sequence[MaterialRef], record: bytes) -> list[Contribution] | None:
+    if not record.startswith(MAGIC):
+        return None
+    start = len(MAGIC) + 8
+    end = start + int.from_bytes(record[len(MAGIC) : start], "big")
+    schema, recorded_key, shared_rows, entries = orjson.loads(record[start:end])
+    if schema != RECORD_SCHEMA or recorded_key != key or len(entries) != len(refs):
+        return None
+    default_bytes = host.config.projection.max_bytes
+    probe = StatProbe(str(host.workspace.root))
+    for ref, entry in zip(refs, entries, strict=True):
+        if probe(ref.path or "", ref.max_bytes or default_bytes) != tuple(entry[:5]):
+            return None  # a file changed, appeared or went away: the whole run takes the per-file path
+    shared = [(MediaDecision(*row[:4]), row[4], row[5], row[6]) for row in shared_rows]
+    view, offset, results = memoryview(record), end, []
+    collecting = gc.isenabled()
+    gc.disable()  # some 10,000 new objects, none of them cyclic garbage: no collection passes over the heap
+    try:
+        for ref, entry in zip(refs, entries, strict=True):
+            digest, index, text_size, facts_size, content_hash, omissions, rule = entry[5:]
+            text = str(view[offset : offset + text_size], "utf-8", "surrogatepass")
+            offset += text_size
+            facts = record[offset : offset + facts_size]
+            offset += facts_size
+            made = _contribution(host, ref, shared[index], digest, text, facts, content_hash, omissions, rule)
+            results.append(made)
+    finally:
+        if collecting:
+            gc.enable()
+    return results if offset == len(record) else None
+
+
+_set = object.__setattr__
+_LINEAGE_FIELDS = frozenset(Lineage.model_fields)
+_BLOCK_FIELDS = frozenset(Block.model_fields)
+
+
+def _contribution(
+    host: RunHost,
+    ref: MaterialRef,
+    shared: tuple[MediaDecision, str, str, str],
+    digest: str,
+    text: str,
+    facts: bytes,
+    content_hash: str,
+    omissions: list[Any],
+    rule: int,
+) -> Contribution:
+    """What :meth:`Projector.finished` builds for a hit, from values the MAC vouches for (no re-validation)."""
+    media, media_type, pin, parser_version = shared
+    source = ref.source
+    lineage = Lineage.__new__(Lineage)
+    _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
+    _set(lineage, "__pydantic_extra__", None)
+    _set(lineage, "__pydantic_private__", None)
+    _set(
+        lineage,
+        "__dict__",
+        {
+            "source_path": source,
+            "source_digests": (digest,),
+            "profile": pin,
+            "parser_version": parser_version,
+            "omissions": tuple(Omission.model_validate(item) for item in omissions) if omissions else (),
+            "tags": ref.lineage,
+        },
+    )
+    explicit = ref.label if "label" in ref.model_fields_set else None
+    if rule < 0:  # no rule matched when the record was written (the rules are part of the run key)
+        label = explicit if explicit is not None else PrivatizationLabel.restricted_unknown()
+    else:
+        labelled = rule_label(host.config.labels[rule], source, digest)
+        label = labelled if explicit is None else explicit.join(labelled)
+    block = Block.__new__(Block)
+    _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
+    _set(block, "__pydantic_extra__", None)
+    _set(block, "__pydantic_private__", {"_content_hash": content_hash})
+    _set(
+        block,
+        "__dict__",
+        {"layer": Layer.CODEX, "key": f"codex:{source}:{pin}", "text": text, "label": label, "lineage": lineage},
+    )
+    made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields (in order), in one assignment
+    fields: dict[str, Any] = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
+    fields |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
+    _set(made, "__dict__", fields)
+    return made
