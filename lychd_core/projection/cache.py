@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -348,11 +348,11 @@ class ProjectionCache:
         row = self._fetch("SELECT record, entry_digest FROM run_records WHERE run_key = ?", [run_key])
         return None if row is None else (row[0], row[1])
 
-    def remember_run(self, run_key: str, record: bytes, tag: str) -> None:
-        """Replace the record for ``run_key``; only the newest ``KEEP_RECORDS`` are kept."""
+    def remember_run(self, run_key: str, record: bytes, sign: Callable[[bytes], str]) -> None:
+        """Replace the record for ``run_key`` (MAC'd by ``sign``); only the newest ``KEEP_RECORDS`` are kept."""
         if self._keeps_nothing():
             return
-        rows = [(run_key, time.time_ns(), record, tag)]
+        rows = [(run_key, time.time_ns(), record, sign(self.secret))]
         self._write_rows("INSERT OR REPLACE INTO run_records VALUES (?, ?, ?, ?)", rows, prepare=_RUN_RECORDS)
         self._write_rows(
             "DELETE FROM run_records WHERE run_key NOT IN "

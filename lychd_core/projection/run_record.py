@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import orjson
@@ -62,8 +62,11 @@ class RunRecordStore(Protocol):
         """The stored record and MAC for ``run_key``, or None (missing or unreadable)."""
         ...
 
-    def remember_run(self, run_key: str, record: bytes, tag: str) -> None:
-        """Store (replace) the record for ``run_key`` and prune old ones; a read-only cache keeps nothing."""
+    def remember_run(self, run_key: str, record: bytes, sign: Callable[[bytes], str]) -> None:
+        """Store (replace) the record for ``run_key`` with ``sign(key)`` as its MAC, and prune old ones.
+
+        A read-only cache keeps nothing (and never reads or creates its key for it).
+        """
         ...
 
 
@@ -148,7 +151,7 @@ def remember_run(
     header = orjson.dumps([RECORD_SCHEMA, key, [list(parts) for parts in shared], entries])
     record = b"".join([MAGIC, len(header).to_bytes(8, "big"), header, *body])
     if len(record) <= MAX_RECORD_BYTES:
-        store.remember_run(key, record, mac_of_encoded(store.secret, DOMAIN, encoded(key), record))
+        store.remember_run(key, record, lambda secret: mac_of_encoded(secret, DOMAIN, encoded(key), record))
 
 
 def _rule_index(host: RunHost, path: str | None, label: PrivatizationLabel) -> int:
