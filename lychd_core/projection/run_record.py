@@ -110,8 +110,11 @@ def run_key(host: RunHost, registry: Registry, refs: Sequence[MaterialRef]) -> s
         label = ref.label.model_dump(mode="json") if "label" in ref.model_fields_set else None
         bounds = (ref.max_bytes, ref.max_chars)
         rows.append((ref.path, ref.digest, ref.required, *bounds, label, ref.lineage, ref.profile, ref.media_type))
-    hashed = hashlib.sha256(orjson.dumps(head, option=orjson.OPT_SORT_KEYS))
-    hashed.update(orjson.dumps(rows))
+    try:
+        hashed = hashlib.sha256(orjson.dumps(head, option=orjson.OPT_SORT_KEYS))
+        hashed.update(orjson.dumps(rows))
+    except orjson.JSONEncodeError:
+        return None  # a value JSON cannot carry (a lone surrogate in a path, a huge integer): no record
     return "sha256:" + hashed.hexdigest()
 
 
@@ -148,7 +151,10 @@ def remember_run(
         size += len(text) + len(contribution.facts_json)
         if size > MAX_RECORD_BYTES:
             return
-    header = orjson.dumps([RECORD_SCHEMA, key, [list(parts) for parts in shared], entries])
+    try:
+        header = orjson.dumps([RECORD_SCHEMA, key, [list(parts) for parts in shared], entries])
+    except orjson.JSONEncodeError:
+        return
     record = b"".join([MAGIC, len(header).to_bytes(8, "big"), header, *body])
     if len(record) <= MAX_RECORD_BYTES:
         store.remember_run(key, record, lambda secret: mac_of_encoded(secret, DOMAIN, encoded(key), record))
