@@ -326,3 +326,23 @@ def test_the_postgresql_cache_skips_run_records() -> None:
     cache = PostgresProjectionCache("postgresql://nowhere.invalid/x", key_path="/nonexistent/cache.key")
     assert not isinstance(cache, run_record.RunRecordStore)
     assert isinstance(ProjectionCache("/nonexistent/c.db", key=b"k" * 32), run_record.RunRecordStore)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=300), cuts=st.lists(st.integers(0, 80), max_size=12), chunk=st.integers(1, 64))
+def test_record_pieces_are_read_exactly_whatever_the_chunk_size(data: bytes, cuts: list[int], chunk: int) -> None:
+    import io
+
+    reader = io.BytesIO(data)
+    pieces = run_record._Chunks(reader, len(data))  # type: ignore[arg-type]
+    pieces.SIZE = chunk
+    taken, offset = [], 0
+    for size in cuts:
+        if size > len(data) - offset:
+            with pytest.raises(ValueError):
+                pieces.take(size)
+            return
+        taken.append(bytes(pieces.take(size)))
+        offset += size
+    assert b"".join(taken) == data[:offset] and pieces.remaining == len(data) - offset
+    assert [len(piece) for piece in taken] == cuts

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
@@ -42,7 +42,12 @@ from lychd_core.stores.paths import sqlite_identity
 from lychd_core.stores.readonly import connect_read_only, creatable, writable
 from lychd_core.stores.sqlite_tx import immediate, untranslated
 
+if TYPE_CHECKING:
+    from lychd_core.projection.run_record import RecordReader
+
 __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
+
+T = TypeVar("T")
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
 SCHEMA_VERSION = 3  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records
@@ -343,10 +348,24 @@ class ProjectionCache:
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
         self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
 
-    def run_record(self, run_key: str) -> tuple[bytes, str] | None:
-        """The run record and MAC stored for ``run_key`` (see ``run_record.py``), or None."""
-        row = self._fetch("SELECT record, entry_digest FROM run_records WHERE run_key = ?", [run_key])
-        return None if row is None else (row[0], row[1])
+    def read_run(self, run_key: str, consume: Callable[[RecordReader, object], T]) -> T | None:
+        """``consume(reader, MAC)`` over the run record of ``run_key``, read in place; None when there is none.
+
+        The record is read piece by piece through SQLite's blob handle: no copy of the whole
+        record is made. An unreadable row (damaged file, a value that is not a blob) is None.
+        """
+        with self._lock:
+            connection = self._connect()
+            try:
+                row = connection.execute(
+                    "SELECT rowid, entry_digest FROM run_records WHERE run_key = ?", [run_key]
+                ).fetchone()
+                if row is None:
+                    return None
+                with connection.blobopen("run_records", "record", row[0], readonly=True) as blob:
+                    return consume(blob, row[1])
+            except sqlite3.DatabaseError:
+                return None
 
     def remember_run(self, run_key: str, record: bytes, sign: Callable[[bytes], str]) -> None:
         """Replace the record for ``run_key`` (MAC'd by ``sign``); only the newest ``KEEP_RECORDS`` are kept."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import orjson
 from pydantic import ValidationError
@@ -36,14 +36,14 @@ from lychd_core.projection.cache_entries import media_detector
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import Fingerprint, StatProbe, machine_scope
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import encoded, encoded_mac_matches, mac_of_encoded
+from lychd_core.stores.keys import encoded, mac_of_encoded, streamed_mac, streamed_mac_matches
 
 if TYPE_CHECKING:
     from lychd_core.projection.batch import RunHost
     from lychd_core.projection.materials import MaterialRef
     from lychd_core.registry import Registry
 
-__all__ = ["MAX_RECORD_BYTES", "MAX_REFS", "RunRecordStore", "recall_run", "remember_run", "run_key"]
+__all__ = ["MAX_RECORD_BYTES", "MAX_REFS", "RecordReader", "RunRecordStore", "recall_run", "remember_run", "run_key"]
 
 RECORD_SCHEMA = 1
 DOMAIN = b"lychd-run-record/1"
@@ -54,12 +54,23 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 """A record larger than this is not written: reading and MAC-checking it must stay cheap."""
 
 
+T = TypeVar("T")
+
+
+class RecordReader(Protocol):
+    """The stored record, read in pieces (``sqlite3.Blob``; ``io.BytesIO`` would do)."""
+
+    def read(self, length: int = -1, /) -> bytes: ...
+
+    def __len__(self) -> int: ...
+
+
 @runtime_checkable
 class RunRecordStore(Protocol):
     """A projection cache that can hold run records (the SQLite cache; PostgreSQL skips them)."""
 
-    def run_record(self, run_key: str) -> tuple[bytes, str] | None:
-        """The stored record and MAC for ``run_key``, or None (missing or unreadable)."""
+    def read_run(self, run_key: str, consume: Callable[[RecordReader, object], T]) -> T | None:
+        """``consume(reader, stored MAC)`` over the record of ``run_key``; None when there is none (or unreadable)."""
         ...
 
     def remember_run(self, run_key: str, record: bytes, sign: Callable[[bytes], str]) -> None:
@@ -176,24 +187,22 @@ def recall_run(host: RunHost, key: str | None, refs: Sequence[MaterialRef]) -> l
     store = _store(host)
     if key is None or store is None:
         return None
-    row = store.run_record(key)
-    if row is None:
-        return None  # no row: the key is not needed (a read-only workspace may have none)
-    record, tag = row
-    if not isinstance(record, bytes) or not encoded_mac_matches(store.secret, tag, DOMAIN, encoded(key), record):
-        return None
-    try:
-        return _rebuild(host, key, refs, record)
+    try:  # no row: the key is not needed (a read-only workspace may have none)
+        return store.read_run(key, lambda reader, tag: _read(host, store, key, refs, reader, tag))
     except (ValueError, TypeError, IndexError, KeyError, ValidationError, OverflowError):
         return None  # a record of another shape (the MAC held, so another version wrote it): a miss
 
 
-def _rebuild(host: RunHost, key: str, refs: Sequence[MaterialRef], record: bytes) -> list[Contribution] | None:
-    if not record.startswith(MAGIC):
+def _read(
+    host: RunHost, store: _KeyedStore, key: str, refs: Sequence[MaterialRef], reader: RecordReader, tag: object
+) -> list[Contribution] | None:
+    """Check every fingerprint, read the pieces while the MAC is computed over them, build only if it holds."""
+    lead = reader.read(len(MAGIC) + 8)
+    size = int.from_bytes(lead[len(MAGIC) :], "big")
+    if not lead.startswith(MAGIC) or len(lead) != len(MAGIC) + 8 or size > len(reader):
         return None
-    start = len(MAGIC) + 8
-    end = start + int.from_bytes(record[len(MAGIC) : start], "big")
-    schema, recorded_key, shared_rows, entries = orjson.loads(record[start:end])
+    header = reader.read(size)
+    schema, recorded_key, shared_rows, entries = orjson.loads(header)
     if schema != RECORD_SCHEMA or recorded_key != key or len(entries) != len(refs):
         return None
     default_bytes = host.config.projection.max_bytes
@@ -201,77 +210,121 @@ def _rebuild(host: RunHost, key: str, refs: Sequence[MaterialRef], record: bytes
     for ref, entry in zip(refs, entries, strict=True):
         if probe(ref.path or "", ref.max_bytes or default_bytes) != tuple(entry[:5]):
             return None  # a file changed, appeared or went away: the whole run takes the per-file path
+    streamed = streamed_mac(store.secret, DOMAIN, encoded(key))
+    streamed.update(lead)
+    streamed.update(header)
+    pieces: list[tuple[str, bytes]] = []
+    chunks = _Chunks(reader, len(reader) - len(lead) - len(header))
+    for entry in entries:
+        text_size, facts_size = entry[7], entry[8]
+        if not 0 <= text_size <= chunks.remaining - facts_size or facts_size < 0:
+            return None
+        text, facts = chunks.take(text_size), chunks.take(facts_size)
+        streamed.update(text)
+        streamed.update(facts)
+        pieces.append((str(text, "utf-8", "surrogatepass"), bytes(facts)))
+    if chunks.remaining or not streamed_mac_matches(streamed, tag):
+        return None
+    return _rebuild(host, refs, shared_rows, entries, pieces)
+
+
+class _Chunks:
+    """Pieces of a record read a quarter MB at a time: one buffer's memory is reused, no copy of the whole."""
+
+    SIZE = 1 << 18
+
+    def __init__(self, reader: RecordReader, remaining: int) -> None:
+        self.reader, self.remaining = reader, remaining
+        self.view, self.offset = memoryview(b""), 0
+
+    def take(self, size: int) -> bytes | memoryview:
+        """The next ``size`` bytes (a view into the current chunk when it holds them all)."""
+        self.remaining -= size
+        end = self.offset + size
+        if end <= len(self.view):
+            piece = self.view[self.offset : end]
+            self.offset = end
+            return piece
+        parts = [self.view[self.offset :].tobytes()]
+        size -= len(parts[0])
+        while size > 0:
+            self.view, self.offset = memoryview(self.reader.read(max(self.SIZE, size))), 0
+            if not self.view:
+                raise ValueError("the record ends early")
+            parts.append(self.view[:size].tobytes())
+            self.offset = min(size, len(self.view))
+            size -= self.offset
+        return b"".join(parts)
+
+
+def _rebuild(
+    host: RunHost,
+    refs: Sequence[MaterialRef],
+    shared_rows: list[list[Any]],
+    entries: list[list[Any]],
+    pieces: list[tuple[str, bytes]],
+) -> list[Contribution]:
     shared = [(MediaDecision(*row[:4]), row[4], row[5], row[6]) for row in shared_rows]
-    view, offset, results = memoryview(record), end, []
+    results = []
     collecting = gc.isenabled()
     gc.disable()  # some 10,000 new objects, none of them cyclic garbage: no collection passes over the heap
     try:
-        for ref, entry in zip(refs, entries, strict=True):
-            digest, index, text_size, facts_size, content_hash, omissions, rule = entry[5:]
-            text = str(view[offset : offset + text_size], "utf-8", "surrogatepass")
-            offset += text_size
-            facts = record[offset : offset + facts_size]
-            offset += facts_size
-            made = _contribution(host, ref, shared[index], digest, text, facts, content_hash, omissions, rule)
-            results.append(made)
+        for ref, entry, (text, facts) in zip(refs, entries, pieces, strict=True):
+            digest, index, _, _, content_hash, omissions, rule = entry[5:]
+            label = _label(host, ref, digest, rule)
+            lineage = _lineage(ref, shared[index], digest, omissions)
+            results.append(_contribution(ref, shared[index], text, facts, content_hash, label, lineage))
     finally:
         if collecting:
             gc.enable()
-    return results if offset == len(record) else None
+    return results
 
 
 _set = object.__setattr__
 _LINEAGE_FIELDS = frozenset(Lineage.model_fields)
 _BLOCK_FIELDS = frozenset(Block.model_fields)
+Shared = tuple[MediaDecision, str, str, str]
+"""A media decision, the contribution's media type, profile pin and parser version (shared by many files)."""
 
 
-def _contribution(
-    host: RunHost,
-    ref: MaterialRef,
-    shared: tuple[MediaDecision, str, str, str],
-    digest: str,
-    text: str,
-    facts: bytes,
-    content_hash: str,
-    omissions: list[Any],
-    rule: int,
-) -> Contribution:
-    """What :meth:`Projector.finished` builds for a hit, from values the MAC vouches for (no re-validation)."""
-    media, media_type, pin, parser_version = shared
-    source = ref.source
+def _label(host: RunHost, ref: MaterialRef, digest: str, rule: int) -> PrivatizationLabel:
+    """:func:`~lychd_core.privacy.rules.label_for` with the matching rule's index taken from the record."""
+    explicit = ref.label if "label" in ref.__pydantic_fields_set__ else None
+    if rule < 0:  # no rule matched when the record was written (the rules are part of the run key)
+        return explicit if explicit is not None else PrivatizationLabel.restricted_unknown()
+    labelled = rule_label(host.config.labels[rule], ref.path or "", digest)
+    return labelled if explicit is None else explicit.join(labelled)
+
+
+def _lineage(ref: MaterialRef, shared: Shared, digest: str, omissions: list[Any]) -> Lineage:
+    """The lineage :meth:`Projector.finished` builds, from values the MAC vouches for (no re-validation)."""
     lineage = Lineage.__new__(Lineage)
     _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
     _set(lineage, "__pydantic_extra__", None)
     _set(lineage, "__pydantic_private__", None)
-    _set(
-        lineage,
-        "__dict__",
-        {
-            "source_path": source,
-            "source_digests": (digest,),
-            "profile": pin,
-            "parser_version": parser_version,
-            "omissions": tuple(Omission.model_validate(item) for item in omissions) if omissions else (),
-            "tags": ref.lineage,
-        },
-    )
-    explicit = ref.label if "label" in ref.model_fields_set else None
-    if rule < 0:  # no rule matched when the record was written (the rules are part of the run key)
-        label = explicit if explicit is not None else PrivatizationLabel.restricted_unknown()
-    else:
-        labelled = rule_label(host.config.labels[rule], source, digest)
-        label = labelled if explicit is None else explicit.join(labelled)
+    fields: dict[str, Any] = {"source_path": ref.path, "source_digests": (digest,), "profile": shared[2]}
+    fields["parser_version"] = shared[3]
+    fields["omissions"] = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
+    fields["tags"] = ref.lineage
+    _set(lineage, "__dict__", fields)
+    return lineage
+
+
+def _contribution(
+    ref: MaterialRef, shared: Shared, text: str, facts: bytes, content_hash: str, label: Any, lineage: Lineage
+) -> Contribution:
+    """The contribution :meth:`Projector.finished` builds for a hit (checked equal, field for field, in tests)."""
+    media, media_type, pin, parser_version = shared
     block = Block.__new__(Block)
     _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
     _set(block, "__pydantic_extra__", None)
     _set(block, "__pydantic_private__", {"_content_hash": content_hash})
-    _set(
-        block,
-        "__dict__",
-        {"layer": Layer.CODEX, "key": f"codex:{source}:{pin}", "text": text, "label": label, "lineage": lineage},
-    )
+    block_fields = {"layer": Layer.CODEX, "key": f"codex:{ref.path}:{pin}", "text": text, "label": label}
+    block_fields["lineage"] = lineage
+    _set(block, "__dict__", block_fields)
     made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields (in order), in one assignment
-    fields: dict[str, Any] = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
-    fields |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
+    fields: dict[str, Any] = {"ref": ref, "block": block, "unavailable": None, "cached": True}
+    fields |= {"media_type": media_type, "profile_pin": pin, "parser_version": parser_version, "facts_json": facts}
+    fields["media"] = media
     _set(made, "__dict__", fields)
     return made

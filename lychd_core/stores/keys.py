@@ -101,6 +101,22 @@ def mac_of_encoded(key: bytes, *parts: bytes) -> str:
     return MAC_PREFIX + streamed.hexdigest()
 
 
+def streamed_mac(key: bytes, *leading: bytes) -> hmac.HMAC:
+    """An HMAC fed ``leading`` as :func:`mac_of_encoded` joins them, ready for one last part fed in pieces."""
+    return hmac.new(key, b"\n".join([*leading, b""]), "sha256")
+
+
+def streamed_mac_matches(streamed: hmac.HMAC, expected: object) -> bool:
+    """:func:`encoded_mac_matches` for an HMAC from :func:`streamed_mac` that has seen its last part."""
+    if not isinstance(expected, str):
+        return False
+    try:
+        given = expected.encode("ascii")
+    except UnicodeError:
+        return False
+    return hmac.compare_digest((MAC_PREFIX + streamed.hexdigest()).encode("ascii"), given)
+
+
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
     """Constant-time check; any stored value that is not the exact MAC (other type, non-ASCII) is False."""
     return encoded_mac_matches(key, expected, *[encoded(part) for part in parts])
