@@ -76,6 +76,26 @@ class StatProbe:
             return None
         return fingerprint(info)
 
+    def unchanged(self, paths: Iterable[str], stamps: Iterable[Sequence[int]], max_bytes: Iterable[int]) -> bool:
+        """True when every path's fingerprint (as :meth:`__call__` gives it) equals its stamp; a loop in one call."""
+        folders = self._folders
+        for path, stamp, bound in zip(paths, stamps, max_bytes, strict=True):
+            folder, _, name = path.rpartition("/")
+            real = folders.get(folder, "")
+            if real == "":
+                real = folders[folder] = self._real_folder(folder)
+            if real is None:
+                return False
+            try:
+                info = os.lstat(f"{real}/{name}")
+            except OSError:
+                return False
+            if not stat.S_ISREG(info.st_mode) or info.st_size > bound:
+                return False
+            if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns) != tuple(stamp):
+                return False
+        return True
+
     def _real_folder(self, folder: str) -> str | None:
         real = os.path.realpath(os.path.join(self.root, folder)) if folder else self.root
         return real if real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep) else None

@@ -206,10 +206,10 @@ def _read(
     if schema != RECORD_SCHEMA or recorded_key != key or len(entries) != len(refs):
         return None
     default_bytes = host.config.projection.max_bytes
-    probe = StatProbe(str(host.workspace.root))
-    for ref, entry in zip(refs, entries, strict=True):
-        if probe(ref.path or "", ref.max_bytes or default_bytes) != tuple(entry[:5]):
-            return None  # a file changed, appeared or went away: the whole run takes the per-file path
+    paths = [ref.path or "" for ref in refs]
+    bounds = [ref.max_bytes or default_bytes for ref in refs]
+    if not StatProbe(str(host.workspace.root)).unchanged(paths, [entry[:5] for entry in entries], bounds):
+        return None  # a file changed, appeared or went away: the whole run takes the per-file path
     streamed = streamed_mac(store.secret, DOMAIN, encoded(key))
     streamed.update(lead)
     streamed.update(header)
