@@ -191,6 +191,8 @@ def test_a_tampered_record_is_a_miss_and_is_rewritten(
         (record, b"a blob, not text"),
         ("not bytes", tag),
         (well_signed_garbage, mac_of_encoded(secret, run_record.DOMAIN, encoded(key), well_signed_garbage)),
+        (record + b"x", mac_of_encoded(secret, run_record.DOMAIN, encoded(key), record + b"x")),  # signed, too long
+        (record[:-1], mac_of_encoded(secret, run_record.DOMAIN, encoded(key), record[:-1])),  # signed, too short
     ]
     for value, mac in bad:
         rewrite(state, value, mac)

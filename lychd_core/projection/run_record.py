@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import hmac
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
@@ -214,14 +215,12 @@ def _read(
     streamed.update(lead)
     streamed.update(header)
     pieces: list[tuple[str, bytes]] = []
-    chunks = _Chunks(reader, len(reader) - len(lead) - len(header))
+    chunks = _Chunks(reader, len(reader) - len(lead) - len(header), streamed)
     for entry in entries:
         text_size, facts_size = entry[7], entry[8]
         if not 0 <= text_size <= chunks.remaining - facts_size or facts_size < 0:
             return None
         text, facts = chunks.take(text_size), chunks.take(facts_size)
-        streamed.update(text)
-        streamed.update(facts)
         pieces.append((str(text, "utf-8", "surrogatepass"), bytes(facts)))
     if chunks.remaining or not streamed_mac_matches(streamed, tag):
         return None
@@ -229,12 +228,16 @@ def _read(
 
 
 class _Chunks:
-    """Pieces of a record read a quarter MB at a time: one buffer's memory is reused, no copy of the whole."""
+    """Pieces of a record read a quarter MB at a time, each chunk fed to the MAC as it is read.
+
+    One buffer's memory is reused and no copy of the whole record is made; what the MAC
+    has seen at the end is the whole body exactly when no byte is left (``remaining == 0``).
+    """
 
     SIZE = 1 << 18
 
-    def __init__(self, reader: RecordReader, remaining: int) -> None:
-        self.reader, self.remaining = reader, remaining
+    def __init__(self, reader: RecordReader, remaining: int, streamed: hmac.HMAC | None = None) -> None:
+        self.reader, self.remaining, self.streamed = reader, remaining, streamed
         self.view, self.offset = memoryview(b""), 0
 
     def take(self, size: int) -> bytes | memoryview:
@@ -251,6 +254,8 @@ class _Chunks:
             self.view, self.offset = memoryview(self.reader.read(max(self.SIZE, size))), 0
             if not self.view:
                 raise ValueError("the record ends early")
+            if self.streamed is not None:
+                self.streamed.update(self.view)
             parts.append(self.view[:size].tobytes())
             self.offset = min(size, len(self.view))
             size -= self.offset
