@@ -142,4 +142,8 @@ def test_lychd_rank_bad_arguments(tmp_path: Path, args: list[str], code: int, me
 def test_lychd_rank_whitespace_query_explains_the_fallback(tmp_path: Path) -> None:
     workspace(tmp_path)
     result = lychd("rank", "--workspace", str(tmp_path), "--material", "pkg", "--query", "   ", "--json")
-    assert result.returncode == 0 and "empty" in json.loads(result.stdout)["fallback"]
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and "empty" in report["fallback"]
+    # The unranked order is shown, not an empty list: every file, path order, scored 0.
+    paths = [entry["path"] for entry in report["entries"]]
+    assert paths and paths == sorted(paths) and all(entry["score"] == 0 for entry in report["entries"])

@@ -106,6 +106,7 @@ def test_bad_scores_are_typed_errors_and_fall_back_to_the_unranked_order(result:
     report = rank_or_fallback(weighted(Fixed(result)), RankingQuery("alpha"), CANDIDATES)
     assert not report.ranked and error.__name__ in (report.fallback or "")
     assert all(report.relevance(c.node_id) == 0 for c in CANDIDATES)
+    assert sorted(e.path for e in report.entries) == sorted(c.path for c in CANDIDATES)
 
 
 def test_a_profile_that_raises_is_named_in_the_fallback() -> None:
@@ -117,7 +118,13 @@ def test_a_profile_that_raises_is_named_in_the_fallback() -> None:
 def test_an_empty_query_is_refused_and_explained(query: str) -> None:
     with pytest.raises(RankingQueryError):
         rank(REAL, RankingQuery(query), CANDIDATES)
-    assert "empty" in (rank_or_fallback(REAL, RankingQuery(query), CANDIDATES).fallback or "")
+    report = rank_or_fallback(REAL, RankingQuery(query), CANDIDATES)
+    assert "empty" in (report.fallback or "")
+    # The fallback still lists every candidate, in the unranked (node id) order, scored 0.
+    assert [e.node_id for e in report.entries] == sorted(c.node_id for c in CANDIDATES)
+    assert [e.rank for e in report.entries] == list(range(1, len(CANDIDATES) + 1))
+    assert all(e.score == 0 and set(e.components) == {"lexical@1", "symbol-graph@1"} for e in report.entries)
+    assert all(report.relevance(c.node_id) == 0 for c in CANDIDATES)
 
 
 @pytest.mark.parametrize("query", ["配置はどこで読み込まれますか", "zzqx_unmatched_ident Qwvy"])

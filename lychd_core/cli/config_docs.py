@@ -45,7 +45,7 @@ def iter_fields(model: type[BaseModel] = LychdConfig, prefix: str = "") -> Itera
 
 def _type_name(annotation: Any) -> str:
     text = getattr(annotation, "__name__", None) if get_origin(annotation) is None else None
-    text = text or str(annotation).replace("typing.", "").replace("lychd_core.config.", "")
+    text = text or str(annotation).replace("typing.", "").replace("lychd_core.config.models.", "")
     text = text.replace("lychd_core.privacy.settings.", "")
     return text.replace("|", "\\|")
 

@@ -212,4 +212,19 @@ def rank_or_fallback(
         return rank(profiles, query, candidates)
     except RankingError as exc:
         pins = tuple((p.pin, p.weight) for p in profiles)
-        return RankingReport(pins, (), f"{type(exc).__name__}: {exc}; the unranked order is kept")
+        return RankingReport(
+            pins, unranked(profiles, candidates), f"{type(exc).__name__}: {exc}; the unranked order is kept"
+        )
+
+
+def unranked(
+    profiles: Sequence[WeightedProfile], candidates: Sequence[RankingCandidate]
+) -> tuple[RankedCandidate, ...]:
+    """Every candidate (the first of a repeated node id) in the unranked order, node id order,
+    scored 0 by every profile: what a fallback keeps, listed as a ranking that matched nothing is."""
+    first = {c.node_id: c for c in reversed(candidates)}
+    zero = {p.pin: 0 for p in profiles}
+    return tuple(
+        RankedCandidate(node_id, first[node_id].path, position, 0, dict(zero), {}, False)
+        for position, node_id in enumerate(sorted(first), start=1)
+    )

@@ -1,0 +1,62 @@
+"""The typed deployment configuration (TOML) and its check against the registry.
+
+Every model forbids unknown keys. Loading reads with ``tomllib``; writing uses
+``tomli-w``. Structural errors come from pydantic with their key path; registry
+errors (unknown plugin, revision, options) are collected pre-commit style.
+"""
+
+from lychd_core.config.defaults import (
+    DEFAULT_COMPRESSORS,
+    DEFAULT_EGRESS,
+    DEFAULT_LABELS,
+    STRUCTURE_PROFILES,
+    STRUCTURE_REVISIONS,
+    default_config,
+)
+from lychd_core.config.files import dump_config, load_config, parse_config
+from lychd_core.config.models import (
+    DEFAULT_RANKING,
+    MAX_CONFIG_BYTES,
+    SCHEMA_VERSION,
+    AssemblyConfig,
+    CompressionConfig,
+    Governors,
+    LychdConfig,
+    MediaTypeEntry,
+    PluginPin,
+    ProjectionConfig,
+    ProjectionRule,
+    StrictModel,
+)
+from lychd_core.config.problems import format_location, validation_problems
+from lychd_core.config.resolution import ResolvedPin, check_config, resolve_rule, role_profile
+
+__all__ = [
+    "DEFAULT_COMPRESSORS",
+    "DEFAULT_EGRESS",
+    "DEFAULT_LABELS",
+    "DEFAULT_RANKING",
+    "MAX_CONFIG_BYTES",
+    "SCHEMA_VERSION",
+    "STRUCTURE_PROFILES",
+    "STRUCTURE_REVISIONS",
+    "AssemblyConfig",
+    "CompressionConfig",
+    "Governors",
+    "LychdConfig",
+    "MediaTypeEntry",
+    "PluginPin",
+    "ProjectionConfig",
+    "ProjectionRule",
+    "ResolvedPin",
+    "StrictModel",
+    "check_config",
+    "default_config",
+    "dump_config",
+    "format_location",
+    "load_config",
+    "parse_config",
+    "resolve_rule",
+    "role_profile",
+    "validation_problems",
+]
