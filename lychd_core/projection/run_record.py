@@ -262,6 +262,11 @@ class _Chunks:
         return b"".join(parts)
 
 
+_set = object.__setattr__
+_LINEAGE_FIELDS = frozenset(Lineage.model_fields)
+_BLOCK_FIELDS = frozenset(Block.model_fields)
+
+
 def _rebuild(
     host: RunHost,
     refs: Sequence[MaterialRef],
@@ -269,27 +274,46 @@ def _rebuild(
     entries: list[list[Any]],
     pieces: list[tuple[str, bytes]],
 ) -> list[Contribution]:
+    """What :meth:`Projector.finished` builds for each hit, from values the MAC vouches for.
+
+    The models' fields are set as unpickling sets them (no re-validation; tests hold the
+    objects equal, field for field and with the same fields set, to the per-file path's).
+    """
     shared = [(MediaDecision(*row[:4]), row[4], row[5], row[6]) for row in shared_rows]
-    results = []
+    unknown, codex = PrivatizationLabel.restricted_unknown(), Layer.CODEX
+    results: list[Contribution] = []
     collecting = gc.isenabled()
     gc.disable()  # some 10,000 new objects, none of them cyclic garbage: no collection passes over the heap
     try:
         for ref, entry, (text, facts) in zip(refs, entries, pieces, strict=True):
             digest, index, _, _, content_hash, omissions, rule = entry[5:]
-            label = _label(host, ref, digest, rule)
-            lineage = _lineage(ref, shared[index], digest, omissions)
-            results.append(_contribution(ref, shared[index], text, facts, content_hash, label, lineage))
+            media, media_type, pin, parser_version = shared[index]
+            path = ref.path
+            no_rule = rule < 0 and "label" not in ref.__pydantic_fields_set__
+            label = unknown if no_rule else _label(host, ref, digest, rule)
+            lineage = Lineage.__new__(Lineage)
+            kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
+            fields = {"source_path": path, "source_digests": (digest,), "profile": pin}
+            fields |= {"parser_version": parser_version, "omissions": kept, "tags": ref.lineage}
+            _set(lineage, "__dict__", fields)
+            _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
+            _set(lineage, "__pydantic_extra__", None)
+            _set(lineage, "__pydantic_private__", None)
+            block = Block.__new__(Block)
+            key = f"codex:{path}:{pin}"
+            _set(block, "__dict__", {"layer": codex, "key": key, "text": text, "label": label, "lineage": lineage})
+            _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
+            _set(block, "__pydantic_extra__", None)
+            _set(block, "__pydantic_private__", {"_content_hash": content_hash})
+            made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
+            outcome = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
+            outcome |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
+            _set(made, "__dict__", outcome)
+            results.append(made)
     finally:
         if collecting:
             gc.enable()
     return results
-
-
-_set = object.__setattr__
-_LINEAGE_FIELDS = frozenset(Lineage.model_fields)
-_BLOCK_FIELDS = frozenset(Block.model_fields)
-Shared = tuple[MediaDecision, str, str, str]
-"""A media decision, the contribution's media type, profile pin and parser version (shared by many files)."""
 
 
 def _label(host: RunHost, ref: MaterialRef, digest: str, rule: int) -> PrivatizationLabel:
@@ -299,37 +323,3 @@ def _label(host: RunHost, ref: MaterialRef, digest: str, rule: int) -> Privatiza
         return explicit if explicit is not None else PrivatizationLabel.restricted_unknown()
     labelled = rule_label(host.config.labels[rule], ref.path or "", digest)
     return labelled if explicit is None else explicit.join(labelled)
-
-
-def _lineage(ref: MaterialRef, shared: Shared, digest: str, omissions: list[Any]) -> Lineage:
-    """The lineage :meth:`Projector.finished` builds, from values the MAC vouches for (no re-validation)."""
-    lineage = Lineage.__new__(Lineage)
-    _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
-    _set(lineage, "__pydantic_extra__", None)
-    _set(lineage, "__pydantic_private__", None)
-    fields: dict[str, Any] = {"source_path": ref.path, "source_digests": (digest,), "profile": shared[2]}
-    fields["parser_version"] = shared[3]
-    fields["omissions"] = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
-    fields["tags"] = ref.lineage
-    _set(lineage, "__dict__", fields)
-    return lineage
-
-
-def _contribution(
-    ref: MaterialRef, shared: Shared, text: str, facts: bytes, content_hash: str, label: Any, lineage: Lineage
-) -> Contribution:
-    """The contribution :meth:`Projector.finished` builds for a hit (checked equal, field for field, in tests)."""
-    media, media_type, pin, parser_version = shared
-    block = Block.__new__(Block)
-    _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
-    _set(block, "__pydantic_extra__", None)
-    _set(block, "__pydantic_private__", {"_content_hash": content_hash})
-    block_fields = {"layer": Layer.CODEX, "key": f"codex:{ref.path}:{pin}", "text": text, "label": label}
-    block_fields["lineage"] = lineage
-    _set(block, "__dict__", block_fields)
-    made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields (in order), in one assignment
-    fields: dict[str, Any] = {"ref": ref, "block": block, "unavailable": None, "cached": True}
-    fields |= {"media_type": media_type, "profile_pin": pin, "parser_version": parser_version, "facts_json": facts}
-    fields["media"] = media
-    _set(made, "__dict__", fields)
-    return made
