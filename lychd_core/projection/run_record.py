@@ -188,10 +188,15 @@ def recall_run(host: RunHost, key: str | None, refs: Sequence[MaterialRef]) -> l
     store = _store(host)
     if key is None or store is None:
         return None
+    collecting = gc.isenabled()
+    gc.disable()  # tens of thousands of new objects, none cyclic garbage: no collection passes over the heap
     try:  # no row: the key is not needed (a read-only workspace may have none)
         return store.read_run(key, lambda reader, tag: _read(host, store, key, refs, reader, tag))
     except (ValueError, TypeError, IndexError, KeyError, ValidationError, OverflowError):
         return None  # a record of another shape (the MAC held, so another version wrote it): a miss
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _read(
@@ -282,37 +287,31 @@ def _rebuild(
     shared = [(MediaDecision(*row[:4]), row[4], row[5], row[6]) for row in shared_rows]
     unknown, codex = PrivatizationLabel.restricted_unknown(), Layer.CODEX
     results: list[Contribution] = []
-    collecting = gc.isenabled()
-    gc.disable()  # some 10,000 new objects, none of them cyclic garbage: no collection passes over the heap
-    try:
-        for ref, entry, (text, facts) in zip(refs, entries, pieces, strict=True):
-            digest, index, _, _, content_hash, omissions, rule = entry[5:]
-            media, media_type, pin, parser_version = shared[index]
-            path = ref.path
-            no_rule = rule < 0 and "label" not in ref.__pydantic_fields_set__
-            label = unknown if no_rule else _label(host, ref, digest, rule)
-            lineage = Lineage.__new__(Lineage)
-            kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
-            fields = {"source_path": path, "source_digests": (digest,), "profile": pin}
-            fields |= {"parser_version": parser_version, "omissions": kept, "tags": ref.lineage}
-            _set(lineage, "__dict__", fields)
-            _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
-            _set(lineage, "__pydantic_extra__", None)
-            _set(lineage, "__pydantic_private__", None)
-            block = Block.__new__(Block)
-            key = f"codex:{path}:{pin}"
-            _set(block, "__dict__", {"layer": codex, "key": key, "text": text, "label": label, "lineage": lineage})
-            _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
-            _set(block, "__pydantic_extra__", None)
-            _set(block, "__pydantic_private__", {"_content_hash": content_hash})
-            made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
-            outcome = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
-            outcome |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
-            _set(made, "__dict__", outcome)
-            results.append(made)
-    finally:
-        if collecting:
-            gc.enable()
+    for ref, entry, (text, facts) in zip(refs, entries, pieces, strict=True):
+        digest, index, _, _, content_hash, omissions, rule = entry[5:]
+        media, media_type, pin, parser_version = shared[index]
+        path = ref.path
+        no_rule = rule < 0 and "label" not in ref.__pydantic_fields_set__
+        label = unknown if no_rule else _label(host, ref, digest, rule)
+        lineage = Lineage.__new__(Lineage)
+        kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
+        fields = {"source_path": path, "source_digests": (digest,), "profile": pin}
+        fields |= {"parser_version": parser_version, "omissions": kept, "tags": ref.lineage}
+        _set(lineage, "__dict__", fields)
+        _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
+        _set(lineage, "__pydantic_extra__", None)
+        _set(lineage, "__pydantic_private__", None)
+        block = Block.__new__(Block)
+        key = f"codex:{path}:{pin}"
+        _set(block, "__dict__", {"layer": codex, "key": key, "text": text, "label": label, "lineage": lineage})
+        _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
+        _set(block, "__pydantic_extra__", None)
+        _set(block, "__pydantic_private__", {"_content_hash": content_hash})
+        made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
+        outcome = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
+        outcome |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
+        _set(made, "__dict__", outcome)
+        results.append(made)
     return results
 
 
