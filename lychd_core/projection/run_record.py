@@ -225,8 +225,8 @@ def _read(
         text_size, facts_size = entry[7], entry[8]
         if not 0 <= text_size <= chunks.remaining - facts_size or facts_size < 0:
             return None
-        text, facts = chunks.take(text_size), chunks.take(facts_size)
-        pieces.append((str(text, "utf-8", "surrogatepass"), bytes(facts)))
+        both = memoryview(chunks.take(text_size + facts_size))  # one take per file: text, then facts
+        pieces.append((str(both[:text_size], "utf-8", "surrogatepass"), both[text_size:].tobytes()))
     if chunks.remaining or not streamed_mac_matches(streamed, tag):
         return None
     return _rebuild(host, refs, shared_rows, entries, pieces)
