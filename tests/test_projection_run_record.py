@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from lychd_core.blocks import Block
 from lychd_core.config import default_config, parse_config
 from lychd_core.projection import cache as cache_module
+from lychd_core.projection import cache_file as cache_file_module
 from lychd_core.projection import run_record
 from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.contributions import Contribution
@@ -302,7 +303,7 @@ def test_a_read_only_cache_serves_its_record_and_writes_nothing(
 ) -> None:
     root, state, references, cold = warmed
     before = {path.name: path.read_bytes() for path in state.iterdir()}
-    monkeypatch.setattr(cache_module, "writable", lambda _path: False)
+    monkeypatch.setattr(cache_file_module, "writable", lambda _path: False)
     served, warm = run(root, state, references)
     assert served
     same(warm, cold)
@@ -316,7 +317,7 @@ def test_a_cache_that_cannot_be_created_keeps_no_record_and_no_key(
 ) -> None:
     root, state = tmp_path / "w", tmp_path / "state"
     tree(root, FILES)
-    monkeypatch.setattr(cache_module, "creatable", lambda _path: False)
+    monkeypatch.setattr(cache_file_module, "creatable", lambda _path: False)
     references = refs(root, sorted(FILES))
     assert not run(root, state, references)[0] and not run(root, state, references)[0]
     assert not state.exists()

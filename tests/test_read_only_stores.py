@@ -178,7 +178,7 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lychd_core.families import Projected
-    from lychd_core.projection import cache as cache_module
+    from lychd_core.projection import cache_file as cache_file_module
     from lychd_core.projection.cache_entries import CacheKey
 
     key = CacheKey("sha256:" + "0" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
@@ -187,7 +187,7 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
     cache.put(key, Projected("text"), b"null")
     cache.close()
     files = snapshot(tmp_path)
-    monkeypatch.setattr(cache_module, "writable", lambda _path: False)
+    monkeypatch.setattr(cache_file_module, "writable", lambda _path: False)
     reader = ProjectionCache(tmp_path / "projections.sqlite3")
     hit = reader.get(key)
     assert hit is not None and hit[0].text == "text" and reader.read_only
@@ -199,11 +199,11 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
 
 def test_a_cache_that_cannot_be_created_is_an_empty_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from lychd_core.families import Projected
-    from lychd_core.projection import cache as cache_module
+    from lychd_core.projection import cache_file as cache_file_module
     from lychd_core.projection.cache_entries import CacheKey
 
     key = CacheKey("sha256:" + "0" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
-    monkeypatch.setattr(cache_module, "creatable", lambda _path: False)
+    monkeypatch.setattr(cache_file_module, "creatable", lambda _path: False)
     cache = ProjectionCache(tmp_path / "state" / "projections.sqlite3")
     assert cache.get(key) is None and cache.read_only
     cache.put(key, Projected("text"), b"null")

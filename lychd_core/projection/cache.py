@@ -14,12 +14,10 @@ and recreated, since a cache holds nothing that cannot be recomputed.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,11 +33,14 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
+from lychd_core.projection.cache_file import (
+    APPLICATION_ID,
+    RUN_RECORDS_TABLE,
+    CacheFile,
+)
 from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import load_or_create_key
-from lychd_core.stores.paths import sqlite_identity
-from lychd_core.stores.readonly import connect_read_only, creatable, writable
 from lychd_core.stores.sqlite_tx import immediate, untranslated
 
 if TYPE_CHECKING:
@@ -49,61 +50,12 @@ __all__ = ["APPLICATION_ID", "CacheKey", "ProjectionCache"]
 
 T = TypeVar("T")
 
-APPLICATION_ID = 0x4C594348  # "LYCH"
-SCHEMA_VERSION = 3  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records
 BATCH = 400  # keys per batched SELECT (well under SQLite's bound on parameters)
-BUSY_TIMEOUT_MS = 10_000
 DEFAULT_KEY_NAME = "cache.key"
 KEEP_RECORDS = 8  # run records kept (the newest): one per recent (workspace, configuration, references)
 
-_RUN_RECORDS = """
-CREATE TABLE IF NOT EXISTS run_records (
-    run_key TEXT PRIMARY KEY,
-    written INTEGER NOT NULL,
-    record BLOB NOT NULL,
-    entry_digest TEXT NOT NULL
-)
-"""  # also created on first write: a schema-3 cache made before run records gains it then
 
-_CREATE = (
-    """
-CREATE TABLE IF NOT EXISTS projections (
-    source_digest TEXT NOT NULL,
-    profile TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    options_digest TEXT NOT NULL,
-    parser_version TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    facts TEXT NOT NULL,
-    entry_digest TEXT NOT NULL,
-    PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
-)
-""",
-    """
-CREATE TABLE IF NOT EXISTS media_decisions (
-    source_digest TEXT NOT NULL,
-    file_name TEXT NOT NULL,
-    pinned TEXT NOT NULL,
-    detector TEXT NOT NULL,
-    decision TEXT NOT NULL,
-    entry_digest TEXT NOT NULL,
-    PRIMARY KEY (source_digest, file_name, pinned, detector)
-) WITHOUT ROWID
-""",
-    """
-CREATE TABLE IF NOT EXISTS file_records (
-    scope TEXT NOT NULL,
-    path TEXT NOT NULL,
-    record TEXT NOT NULL,
-    entry_digest TEXT NOT NULL,
-    PRIMARY KEY (scope, path)
-) WITHOUT ROWID
-""",
-    _RUN_RECORDS,
-)
-
-
-class ProjectionCache:
+class ProjectionCache(CacheFile):
     """One SQLite file; safe to share between processes; opened lazily, per process.
 
     ``key_path`` names the MAC key file (default ``cache.key`` beside the database);
@@ -132,171 +84,6 @@ class ProjectionCache:
         if self._key is None:
             self._key = load_or_create_key(self.key_path)
         return self._key
-
-    # --- opening -----------------------------------------------------------------
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._connection is not None and self._pid == os.getpid():
-            return self._connection
-        if not self.path.exists() and not creatable(self.path):  # a read-only workspace: run without a cache
-            return self._stand_in()
-        self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
-        if self._check_ours():
-            self._create()
-        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see stores/readonly.py
-            return self._open_read_only()
-        try:
-            connection = self._open()
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise ProjectionCacheError(f"projection cache {self.path} is locked: {exc}") from None
-            self._move_aside()
-            self._create()
-            try:
-                connection = self._open()
-            except sqlite3.Error as again:
-                raise ProjectionCacheError(f"projection cache {self.path} cannot be recreated: {again}") from None
-        self._connection, self._pid = connection, os.getpid()
-        return connection
-
-    def _check_ours(self) -> bool:
-        """True when no file exists yet; raises for anything there that is not a lychd projection cache."""
-        if self.path.is_dir():
-            raise ProjectionCacheError(f"projection cache path {self.path} is a directory; it was left untouched")
-        identity = sqlite_identity(self.path)
-        if identity is None:
-            return True
-        is_sqlite, application_id = identity
-        if not is_sqlite:
-            raise ProjectionCacheError(
-                f"{self.path} exists and is not a lychd projection cache (not an SQLite database); it was left "
-                "untouched. Point stores.projection_cache.path at its own file"
-            )
-        if application_id != APPLICATION_ID:
-            raise ProjectionCacheError(
-                f"{self.path} is an SQLite database of another application (application_id {application_id:#x}); "
-                "it was left untouched. Point stores.projection_cache.path at its own file"
-            )
-        return False
-
-    def _create(self) -> None:
-        """Build an empty cache beside the path and link it into place (a concurrent creator may win)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ProjectionCacheError(
-                f"projection cache directory {self.path.parent} cannot be created: {exc}"
-            ) from None
-        scratch = self.path.with_name(f".{self.path.name}.creating-{os.getpid()}-{time.monotonic_ns()}")
-        try:
-            connection = sqlite3.connect(scratch, isolation_level=None)
-            try:
-                connection.execute("PRAGMA page_size = 8192")  # entries of a few KB: fewer overflow pages
-                connection.execute("PRAGMA journal_mode = WAL")
-                self._claim(connection)
-            finally:
-                connection.close()
-            with suppress(FileExistsError):
-                os.link(scratch, self.path)
-        except (OSError, sqlite3.Error) as exc:
-            raise ProjectionCacheError(f"projection cache {self.path} cannot be created: {exc}") from None
-        finally:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                with suppress(FileNotFoundError):
-                    scratch.with_name(scratch.name + suffix).unlink()
-
-    def _stand_in(self) -> sqlite3.Connection:
-        """An empty cache in memory for a cache that cannot be created: every lookup misses, nothing is kept."""
-        connection = sqlite3.connect(":memory:", isolation_level=None)
-        for statement in _CREATE:
-            connection.execute(statement)
-        self.read_only = True
-        self._connection, self._pid = connection, os.getpid()
-        return connection
-
-    def _open_read_only(self) -> sqlite3.Connection:
-        try:
-            connection = connect_read_only(self.path, BUSY_TIMEOUT_MS / 1000)
-            identity = self._identity(connection)
-        except sqlite3.Error as exc:
-            raise ProjectionCacheError(f"read-only projection cache {self.path} cannot be read: {exc}") from None
-        if identity != (APPLICATION_ID, SCHEMA_VERSION):
-            connection.close()
-            raise ProjectionCacheError(
-                f"projection cache {self.path} has schema {identity[1]} (this lychd uses {SCHEMA_VERSION}) and is "
-                "read-only for this user; open it once as a user who may write it, or run with --no-cache"
-            )
-        self.read_only = True
-        self._connection, self._pid = connection, os.getpid()
-        return connection
-
-    def _open(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        try:
-            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if self._identity(connection) != (APPLICATION_ID, SCHEMA_VERSION):
-                # Check again under the write lock: another process may be migrating it right now.
-                connection.execute("BEGIN IMMEDIATE")
-                try:
-                    self._claim(connection)
-                    connection.execute("COMMIT")
-                except BaseException:
-                    connection.execute("ROLLBACK")
-                    raise
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = NORMAL")
-            return connection
-        except BaseException:
-            connection.close()
-            raise
-
-    @staticmethod
-    def _identity(connection: sqlite3.Connection) -> tuple[int, int]:
-        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        return int(application_id), int(connection.execute("PRAGMA user_version").fetchone()[0])
-
-    def _claim(self, connection: sqlite3.Connection) -> None:
-        """Create the schema in a new (or older-schema) cache; refuse anything foreign or newer."""
-        application_id, version = self._identity(connection)
-        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if application_id != APPLICATION_ID and (tables or application_id):
-            raise ProjectionCacheError(
-                f"{self.path} is an SQLite database of another application (application_id "
-                f"{application_id:#x}); point stores.projection_cache at its own file"
-            )
-        if version > SCHEMA_VERSION:
-            raise ProjectionCacheError(
-                f"{self.path} was written by a newer lychd (cache schema {version}, this one reads "
-                f"{SCHEMA_VERSION}); use a separate cache file"
-            )
-        if version != SCHEMA_VERSION or application_id != APPLICATION_ID:
-            connection.execute("DROP TABLE IF EXISTS projections")
-            connection.execute("DROP TABLE IF EXISTS media_decisions")
-            connection.execute("DROP TABLE IF EXISTS file_records")
-            connection.execute("DROP TABLE IF EXISTS run_records")
-            for statement in _CREATE:
-                connection.execute(statement)
-            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _move_aside(self) -> None:
-        """Keep a damaged cache file for inspection and start a new one (with its WAL and index)."""
-        self._check_ours()  # only a file that carries the cache's own header is ever moved
-        stamp = f"corrupt-{os.getpid()}-{time.monotonic_ns()}"
-        for suffix in ("", "-wal", "-shm"):
-            current = self.path.with_name(self.path.name + suffix)
-            if current.exists():
-                aside = self.path.with_name(f"{self.path.name}.{stamp}{suffix}")
-                try:
-                    current.replace(aside)
-                except OSError as exc:
-                    raise ProjectionCacheError(f"corrupt projection cache {current} cannot be moved: {exc}") from None
-                if not suffix:
-                    self.moved_aside.append(aside)
-
-    def close(self) -> None:
-        with self._lock:
-            self._discard_connection()
 
     # --- entries -----------------------------------------------------------------
 
@@ -372,7 +159,7 @@ class ProjectionCache:
         if self._keeps_nothing():
             return
         rows = [(run_key, time.time_ns(), record, sign(self.secret))]
-        self._write_rows("INSERT OR REPLACE INTO run_records VALUES (?, ?, ?, ?)", rows, prepare=_RUN_RECORDS)
+        self._write_rows("INSERT OR REPLACE INTO run_records VALUES (?, ?, ?, ?)", rows, prepare=RUN_RECORDS_TABLE)
         self._write_rows(
             "DELETE FROM run_records WHERE run_key NOT IN "
             "(SELECT run_key FROM run_records ORDER BY written DESC LIMIT ?)",
@@ -462,11 +249,6 @@ class ProjectionCache:
             if prepare:
                 connection.execute(prepare)
             connection.executemany(sql, rows)
-
-    def _discard_connection(self) -> None:
-        if self._connection is not None and self._pid == os.getpid():
-            self._connection.close()
-        self._connection = None
 
     def put(self, key: CacheKey, outcome: Projected, facts: bytes) -> None:
         self.put_many([(key, outcome, facts)])
