@@ -108,13 +108,18 @@ def streamed_mac(key: bytes, *leading: bytes) -> hmac.HMAC:
 
 def streamed_mac_matches(streamed: hmac.HMAC, expected: object) -> bool:
     """:func:`encoded_mac_matches` for an HMAC from :func:`streamed_mac` that has seen its last part."""
+    given = _stored_mac(expected)
+    return given is not None and hmac.compare_digest((MAC_PREFIX + streamed.hexdigest()).encode("ascii"), given)
+
+
+def _stored_mac(expected: object) -> bytes | None:
+    """A stored MAC's ASCII bytes; None for anything that cannot be one (another type, non-ASCII)."""
     if not isinstance(expected, str):
-        return False
+        return None
     try:
-        given = expected.encode("ascii")
+        return expected.encode("ascii")
     except UnicodeError:
-        return False
-    return hmac.compare_digest((MAC_PREFIX + streamed.hexdigest()).encode("ascii"), given)
+        return None
 
 
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
@@ -124,10 +129,5 @@ def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
 
 def encoded_mac_matches(key: bytes, expected: object, *parts: bytes) -> bool:
     """:func:`mac_matches` of parts already passed through :func:`encoded`."""
-    if not isinstance(expected, str):
-        return False
-    try:
-        given = expected.encode("ascii")
-    except UnicodeError:
-        return False
-    return hmac.compare_digest(mac_of_encoded(key, *parts).encode("ascii"), given)
+    given = _stored_mac(expected)
+    return given is not None and hmac.compare_digest(mac_of_encoded(key, *parts).encode("ascii"), given)
