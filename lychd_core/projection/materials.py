@@ -179,6 +179,19 @@ _OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLO
 _OPEN_FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+def _open_below(fd: int, parts: tuple[str, ...]) -> int:
+    """Open ``parts`` below the directory ``fd`` one component at a time, following no symlink;
+    ``fd`` is always closed. Raises ``OSError`` (the callers decide what it means)."""
+    try:
+        for part in parts[:-1]:
+            next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 class Workspace:
     """The boundary through which material is read: one root directory (plus an artifact store)."""
 
@@ -269,15 +282,9 @@ class Workspace:
         except OSError:
             return None
         try:
-            for part in parts[:-1]:
-                next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
-                os.close(fd)
-                fd = next_fd
-            return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+            return _open_below(fd, parts)
         except OSError:
             return None
-        finally:
-            os.close(fd)
 
     def _open_path(self, path: str) -> int:
         fd = self._open_plain(path)
@@ -287,17 +294,11 @@ class Workspace:
         """Open the file component by component, never following a symlink swapped in meanwhile."""
         fd = os.open(base, _OPEN_DIR)
         try:
-            for part in parts[:-1]:
-                next_fd = os.open(part, _OPEN_DIR, dir_fd=fd)
-                os.close(fd)
-                fd = next_fd
-            return os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+            return _open_below(fd, parts)
         except FileNotFoundError:
             raise MaterialNotFoundError(f"{shown}: no such file") from None
         except OSError as exc:
             raise MaterialScopeError(f"{shown}: changed while being opened ({exc.strerror or exc})") from None
-        finally:
-            os.close(fd)
 
     def _read_fd(self, fd: int, max_bytes: int, shown: str) -> bytes:
         return self._read_fd_stat(fd, max_bytes, shown)[0]
