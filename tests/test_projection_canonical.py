@@ -16,7 +16,7 @@ from lychd_core.families import Projected
 from lychd_core.projection import cache_entries
 from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
 from lychd_core.projection.outcomes import canonical_facts, checked
-from lychd_core.stores.keys import mac
+from lychd_core.stores.keys import mac, mac_of_encoded
 
 SECRET = b"s" * 32
 KEY = CacheKey(sha256_digest(b"src"), "structure.typescript", 3, sha256_digest(b"o"), "tree-sitter 0")
@@ -93,6 +93,17 @@ def test_the_mac_is_over_the_newline_joined_utf8_of_its_parts(parts: list[str]) 
     """Entries written before the per-part encoding still verify: the MAC's input bytes did not change."""
     joined = "\n".join(parts).encode("utf-8", "surrogatepass")
     assert mac(SECRET, *parts) == "hmac-sha256:" + hmac.digest(SECRET, joined, "sha256").hex()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.binary(max_size=8), min_size=0, max_size=3), st.integers(0, 3))
+def test_a_mac_over_64_kb_or_more_is_the_same_one_shot_mac(small: list[bytes], where: int) -> None:
+    """The streamed route past 64 KB (a run record) gives the one-shot MAC of the joined parts,
+    wherever the large part sits."""
+    parts = list(small)
+    parts.insert(min(where, len(parts)), b"\xe2\x80\xa6" * 30_000)
+    joined = b"\n".join(parts)
+    assert mac_of_encoded(SECRET, *parts) == "hmac-sha256:" + hmac.digest(SECRET, joined, "sha256").hex()
 
 
 class _Key(str):

@@ -94,10 +94,8 @@ def mac_of_encoded(key: bytes, *parts: bytes) -> str:
     """:func:`mac` of parts already passed through :func:`encoded` (a caller that needs the bytes anyway)."""
     if sum(map(len, parts)) < 1 << 16:
         return MAC_PREFIX + hmac.digest(key, b"\n".join(parts), "sha256").hex()  # one-shot: no HMAC object
-    streamed = hmac.new(key, parts[0], "sha256")  # a run record of megabytes: the same MAC, without a joined copy
-    for part in parts[1:]:
-        streamed.update(b"\n")
-        streamed.update(part)
+    streamed = streamed_mac(key, *parts[:-1])  # a run record of megabytes (its last part): no joined copy of it
+    streamed.update(parts[-1])
     return MAC_PREFIX + streamed.hexdigest()
 
 
