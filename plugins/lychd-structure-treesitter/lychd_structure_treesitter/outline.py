@@ -82,11 +82,6 @@ class OutlineTooLarge(Exception):
     """The outline would exceed the character bound; found during the walk, so it stops early."""
 
 
-def _collapse(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 2].rstrip() + " …"
-
-
 def first_error(root: tree_sitter.Node) -> tree_sitter.Node | None:
     """The first ERROR or MISSING node, descending only into subtrees that hold one."""
     node = root
@@ -119,7 +114,11 @@ class Outliner:
         return self.data[start:end].decode("utf-8", "replace")
 
     def signature(self, start: int, end: int) -> str:
-        flat = " ".join(self.data[start:end].decode("utf-8", "replace").split())
+        return self.collapsed(self.data[start:end].decode("utf-8", "replace"))
+
+    def collapsed(self, text: str) -> str:
+        """``text`` on one line, cut to the signature limit, and paid for from the outline's budget."""
+        flat = " ".join(text.split())
         if len(flat) > self._limit:
             flat = flat[: self._limit - 2].rstrip() + " …"
         self.budget -= len(flat)
@@ -137,12 +136,6 @@ class Outliner:
     def _short(self, value: tree_sitter.Node) -> bool:
         """A value short enough to show in full (a number, a name, a short string)."""
         return value.end_byte - value.start_byte <= SHORT_VALUE and "\n" not in self.text(*value.byte_range)
-
-    def spend(self, text: str) -> str:
-        self.budget -= len(text)
-        if self.budget < 0:
-            raise OutlineTooLarge(text)
-        return text
 
     # --- scopes ------------------------------------------------------------------
 
@@ -377,7 +370,7 @@ class Outliner:
                     "name": ", ".join(names) if names else None,
                     "line": (outer if len(specs) == 1 else spec).start_point.row + 1,
                     "end_line": spec.end_point.row + 1,
-                    "signature": self.spend(_collapse(f"{keyword} {text}", self.options.max_signature_chars)),
+                    "signature": self.collapsed(f"{keyword} {text}"),
                     "body": body,
                     **prefix,
                 }
