@@ -54,30 +54,25 @@ def derived_node(
         (only,) = sources
         requirement, priority, recency = only.requirement, only.priority, only.recency
         dependencies: tuple[str, ...] | list[str] = only.dependencies
-        trust = Trust.TRUSTED if policy.preserves_trust and only.trust is Trust.TRUSTED else Trust.UNTRUSTED
-        visible_to = only.visible_to
-        label = labels.get(only.id, UNKNOWN)
+        ids: list[str] = [only.id]
     else:
         requirement = max(node.requirement for node in sources)
         priority = max(node.priority for node in sources)
         recency = max(node.recency for node in sources)
         ids = sorted({node.id for node in sources})
         dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
-        trust = derived_trust(sources, policy.preserves_trust)
-        visible_to = derived_visibility(sources)
-        label = derived_label(ids, labels)
     node = ContextNode.create(
         id=proposal.output_id,
         content=proposal.content,
         provenance=Provenance.DERIVED_COMPACTION,
         authority=Authority.NON_AUTHORITATIVE,
-        trust=trust,
+        trust=derived_trust(sources, policy.preserves_trust),
         context_class=proposal.context_class or sources[0].context_class,
         requirement=requirement,
         token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
         priority=priority,
         recency=recency,
-        visible_to=visible_to,
+        visible_to=derived_visibility(sources),
         dependencies=dependencies,
     )
-    return node, label
+    return node, derived_label(ids, labels)
