@@ -323,7 +323,7 @@ class ContextOrchestrator:
             candidate_labels=every_label,
             bounds=bounds,
             required_chars=required_chars,
-            used_chars=sum(len(plan.graph.node(node_id).content) for node_id in plan.selected),  # no explanations built
+            used_chars=sum(plan.graph.node(node_id).chars for node_id in plan.selected),  # no explanations built
             plan=plan,
             history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
