@@ -277,6 +277,14 @@ def tool_call_ids(message: Mapping[str, Any]) -> list[str]:
     return [p["tool_call_id"] for p in message["parts"] if p["part_kind"] == "tool-call" and p.get("tool_call_id")]
 
 
+def returned_ids(message: Mapping[str, Any]) -> list[str]:
+    return [
+        p["tool_call_id"]
+        for p in message["parts"]
+        if p["part_kind"] in CONTINUATION_PART_KINDS and p.get("tool_call_id")
+    ]
+
+
 def check_tool_pairing(messages: Sequence[Message], where: str) -> None:
     """Every tool return (or retry for a call) answers a call made earlier in the same span."""
     called: set[str] = set()
