@@ -165,6 +165,39 @@ JAVA = LanguageSpec(
 
 LANGUAGES = {spec.name: spec for spec in (JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA)}
 
+KINDS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "function_signature": "function",
+    "function_item": "function",
+    "function_signature_item": "function",
+    "method_declaration": "method",
+    "class_declaration": "class",
+    "abstract_class_declaration": "class",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "record_declaration": "record",
+    "annotation_type_declaration": "annotation",
+    "module": "module",
+    "internal_module": "namespace",
+    "mod_item": "module",
+    "struct_item": "struct",
+    "enum_item": "enum",
+    "union_item": "union",
+    "trait_item": "trait",
+    "impl_item": "impl",
+    "type_item": "type",
+    "const_item": "constant",
+    "static_item": "static",
+    "macro_definition": "macro",
+    "type_spec": "type",
+    "type_alias": "type",
+    "const_spec": "constant",
+    "var_spec": "variable",
+}
+"""A declaration node type -> the outline's ``kind`` (a type not listed is its own kind)."""
+
 
 @cache
 def language(name: str) -> tree_sitter.Language:

@@ -12,7 +12,7 @@ from typing import Any
 
 import tree_sitter
 
-from lychd_structure_treesitter.languages import LanguageSpec, field_ids, parser
+from lychd_structure_treesitter.languages import KINDS, LanguageSpec, field_ids, language, parser
 from lychd_structure_treesitter.module_level import (
     commonjs_export,
     commonjs_require,
@@ -31,45 +31,14 @@ _PREFIXES = _COMMENTS | {"attribute_item"}
 _NOT_MEMBERS = _COMMENTS | {"attribute_item", "decorator"}
 _SPECS = frozenset({"variable_declarator", "const_spec", "var_spec", "type_spec", "type_alias"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
-_KINDS = {
-    "function_declaration": "function",
-    "generator_function_declaration": "function",
-    "function_signature": "function",
-    "function_item": "function",
-    "function_signature_item": "function",
-    "method_declaration": "method",
-    "class_declaration": "class",
-    "abstract_class_declaration": "class",
-    "interface_declaration": "interface",
-    "type_alias_declaration": "type",
-    "enum_declaration": "enum",
-    "record_declaration": "record",
-    "annotation_type_declaration": "annotation",
-    "module": "module",
-    "internal_module": "namespace",
-    "mod_item": "module",
-    "struct_item": "struct",
-    "enum_item": "enum",
-    "union_item": "union",
-    "trait_item": "trait",
-    "impl_item": "impl",
-    "type_item": "type",
-    "const_item": "constant",
-    "static_item": "static",
-    "macro_definition": "macro",
-    "type_spec": "type",
-    "type_alias": "type",
-    "const_spec": "constant",
-    "var_spec": "variable",
-}
-
-
+_REQUIRE_KINDS = frozenset({"expression_statement", "lexical_declaration", "variable_declaration"})
+"""The only statements ``commonjs_require`` can read as imports (checked here to skip the call)."""
 _FUNCTION_BODIES = frozenset({"statement_block", "block", "constructor_body"})
 
 
-def _opening(body: tree_sitter.Node) -> int:
+def _opening(body: tree_sitter.Node, kind: str) -> int:
     """Where a body's text starts: its ``{`` (Go's ``interface {`` keeps its keyword)."""
-    if body.type == "interface_type":
+    if kind == "interface_type":
         return next((child.start_byte for child in body.children if child.type == "{"), body.start_byte)
     return body.start_byte
 
@@ -109,6 +78,7 @@ class Outliner:
         self.file_doc: dict[str, Any] | None = None
         self._limit = options.max_signature_chars
         self._fields = field_ids(spec.name)
+        self._declaration_field = language(spec.name).field_id_for_name("declaration")
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
@@ -155,19 +125,19 @@ class Outliner:
             if kind in self.spec.imports:
                 self._import(child)
                 continue
-            required = commonjs_require(self, child, depth)
+            required = commonjs_require(self, child, depth) if kind in _REQUIRE_KINDS else None
             if required is not None:
                 self.imports.extend(required)
                 continue
-            block = global_block(child)
+            block = global_block(child) if kind == "ambient_declaration" else None
             if block is not None:
                 definitions.append(global_definition(self, child, block, self._prefix(children, index), depth))
                 continue
-            declaration = self._unwrap(child)
+            declaration = self._unwrap(child, kind)
             if declaration is None:
-                if child.type == "export_statement" and child.child_by_field_name("source") is not None:
+                if kind == "export_statement" and child.child_by_field_name("source") is not None:
                     self._import(child)
-                exported = commonjs_export(self, child, {}, depth)
+                exported = commonjs_export(self, child, {}, depth) if kind == "expression_statement" else None
                 if exported is not None:
                     exported.update(self._prefix(children, index))
                     definitions.append(exported)
@@ -179,19 +149,20 @@ class Outliner:
                 definitions.append(self._definition(declaration, child, prefix, depth))
         return definitions
 
-    def _unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+    def _unwrap(self, node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
+        spec, field = self.spec, self._declaration_field
         for _ in range(4):  # export declare namespace ...: wrappers nest a few levels at most
-            if node.type in self.spec.declarations or node.type in self.spec.variables:
+            if kind in spec.declarations or kind in spec.variables:
                 return node
-            if node.type not in self.spec.wrappers:
+            if kind not in spec.wrappers:
                 return None
-            inner = node.child_by_field_name("declaration")
+            inner = None if field is None else node.child_by_field_id(field)
             if inner is None:
                 named = [c for c in node.named_children if c.type not in _COMMENTS and c.type != "decorator"]
                 if len(named) != 1:
                     return None
                 inner = named[0]
-            node = inner
+            node, kind = inner, inner.type
         return None
 
     def _prefix(self, siblings: list[tree_sitter.Node], index: int) -> dict[str, Any]:
@@ -279,21 +250,28 @@ class Outliner:
         declarator = None if declarator_id is None else node.child_by_field_id(declarator_id)  # Java: int x = 1;
         if name_node is None and declarator is not None:
             name_node = declarator.child_by_field_name("name") or declarator
-        if body is not None and kind not in self.spec.scopes:
-            body_kind = body.type
-            if body_kind not in _FUNCTION_BODIES and body_kind not in self.spec.containers:
-                body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
-        end = node.end_byte if body is None else _opening(body)
-        value = None if value_id is None else node.child_by_field_id(value_id)
-        if value is None and declarator is not None:
-            value = declarator.child_by_field_name("value")
-        long_value = body is None and value is not None and not self._short(value)
+        body_kind = "" if body is None else body.type
+        scoped = kind in self.spec.scopes
+        if (
+            body is not None
+            and not scoped
+            and body_kind not in _FUNCTION_BODIES
+            and body_kind not in self.spec.containers
+        ):
+            body = None  # a tuple struct's fields, an enum variant's payload: part of the signature
+        end = node.end_byte if body is None else _opening(body, body_kind)
+        value = None  # only a bodiless declaration shows its value (a long one cut at its start)
+        if body is None:
+            value = None if value_id is None else node.child_by_field_id(value_id)
+            if value is None and declarator is not None:
+                value = declarator.child_by_field_name("value")
+        long_value = value is not None and not self._short(value)
         signature = self.signature(outer.start_byte, value.start_byte if long_value and value else end)
         name = None
         if name_node is not None:
             name = self.data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
         fact: dict[str, Any] = {
-            "kind": _KINDS.get(kind, kind),
+            "kind": KINDS.get(kind, kind),
             "name": name,
             "line": outer.start_point.row + 1,
             "end_line": node.end_point.row + 1,
@@ -302,12 +280,12 @@ class Outliner:
             **prefix,
         }
         if body is not None and depth < MAX_DEPTH:
-            if kind in self.spec.scopes:
+            if scoped:
                 fact["body"], fact["members"] = "members", self.scope(body, depth + 1)
                 inner = None if "doc" in fact else inner_doc(self, body)
                 if inner is not None:  # a Rust module's //! docs document the module
                     fact["doc"] = inner
-            elif body.type in self.spec.containers:
+            elif body_kind in self.spec.containers:
                 fact["body"] = "members"
                 fact["members"] = self.members(body, depth + 1) if self.options.members == "all" else []
         return fact
@@ -354,7 +332,7 @@ class Outliner:
                 continue
             value = spec.child_by_field_name("value")
             names = [self.text(*n.byte_range) for n in spec.children_by_field_name("name")]
-            kind = _KINDS.get(spec.type, "constant" if keyword.startswith("const") else "variable")
+            kind = KINDS.get(spec.type, "constant" if keyword.startswith("const") else "variable")
             if value is not None and value.type in _FUNCTION_VALUES:
                 value_body = value.child_by_field_name("body")
                 end = value_body.start_byte if value_body is not None else value.end_byte
