@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import orjson
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from lychd_core.blocks import Block, Layer, Lineage, Omission
 from lychd_core.labels import PrivatizationLabel
@@ -268,6 +268,9 @@ class _Chunks:
 
 
 _set = object.__setattr__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__  # the slots' own setters: no name lookup
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _LINEAGE_FIELDS = frozenset(Lineage.model_fields)
 _BLOCK_FIELDS = frozenset(Block.model_fields)
 
@@ -295,22 +298,43 @@ def _rebuild(
         label = unknown if no_rule else _label(host, ref, digest, rule)
         lineage = Lineage.__new__(Lineage)
         kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
-        fields = {"source_path": path, "source_digests": (digest,), "profile": pin}
-        fields |= {"parser_version": parser_version, "omissions": kept, "tags": ref.lineage}
-        _set(lineage, "__dict__", fields)
-        _set(lineage, "__pydantic_fields_set__", set(_LINEAGE_FIELDS))
-        _set(lineage, "__pydantic_extra__", None)
-        _set(lineage, "__pydantic_private__", None)
+        _set(
+            lineage,
+            "__dict__",
+            {
+                "source_path": path,
+                "source_digests": (digest,),
+                "profile": pin,
+                "parser_version": parser_version,
+                "omissions": kept,
+                "tags": ref.lineage,
+            },
+        )
+        _set_fields(lineage, set(_LINEAGE_FIELDS))
+        _set_extra(lineage, None)
+        _set_private(lineage, None)
         block = Block.__new__(Block)
         key = f"codex:{path}:{pin}"
         _set(block, "__dict__", {"layer": codex, "key": key, "text": text, "label": label, "lineage": lineage})
-        _set(block, "__pydantic_fields_set__", set(_BLOCK_FIELDS))
-        _set(block, "__pydantic_extra__", None)
-        _set(block, "__pydantic_private__", {"_content_hash": content_hash})
+        _set_fields(block, set(_BLOCK_FIELDS))
+        _set_extra(block, None)
+        _set_private(block, {"_content_hash": content_hash})
         made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
-        outcome = {"ref": ref, "block": block, "unavailable": None, "cached": True, "media_type": media_type}
-        outcome |= {"profile_pin": pin, "parser_version": parser_version, "facts_json": facts, "media": media}
-        _set(made, "__dict__", outcome)
+        _set(
+            made,
+            "__dict__",
+            {
+                "ref": ref,
+                "block": block,
+                "unavailable": None,
+                "cached": True,
+                "media_type": media_type,
+                "profile_pin": pin,
+                "parser_version": parser_version,
+                "facts_json": facts,
+                "media": media,
+            },
+        )
         results.append(made)
     return results
 
