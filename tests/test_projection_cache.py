@@ -189,3 +189,35 @@ def test_changed_options_or_bounds_miss(tmp_path: Path) -> None:
     again = projector.project(MaterialRef.for_current(workspace, "mod.py", max_chars=5000))
     assert again.cached is False
     assert projector.project(MaterialRef.for_current(workspace, "mod.py", max_chars=5000)).cached is True
+
+
+def test_a_run_records_mac_column_comes_before_its_record(tmp_path: Path) -> None:
+    """SQLite reads a row's columns in order: a MAC stored after a multi-megabyte record would
+    be reached only through the record's whole overflow chain on every lookup."""
+    path = tmp_path / "p.sqlite3"
+    ProjectionCache(path).put(KEY, OUTCOME, FACTS)
+    with sqlite3.connect(path) as connection:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
+    assert columns == ["run_key", "written", "entry_digest", "record"]
+
+
+def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    ProjectionCache(path).put(KEY, OUTCOME, FACTS)
+    with sqlite3.connect(path) as connection:  # the schema-3 layout: the MAC after the record
+        connection.execute("DROP TABLE run_records")
+        connection.execute(
+            "CREATE TABLE run_records (run_key TEXT PRIMARY KEY, written INTEGER NOT NULL, "
+            "record BLOB NOT NULL, entry_digest TEXT NOT NULL)"
+        )
+        connection.execute("INSERT INTO run_records VALUES ('k', 1, x'00', 'mac')")
+        connection.execute("PRAGMA user_version = 3")
+    cache = ProjectionCache(path)
+    assert cache.get(KEY) is None  # an older schema is dropped whole: its entries are recomputed
+    cache.remember_run("k2", b"record", lambda secret: "mac2")
+    assert cache.read_run("k2", lambda reader, tag: (reader.read(), tag)) == (b"record", "mac2")
+    assert cache.read_run("k", lambda reader, tag: tag) is None
+    with sqlite3.connect(path) as connection:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert columns == ["run_key", "written", "entry_digest", "record"]

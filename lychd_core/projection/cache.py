@@ -158,8 +158,9 @@ class ProjectionCache(CacheFile):
         """Replace the record for ``run_key`` (MAC'd by ``sign``); only the newest ``KEEP_RECORDS`` are kept."""
         if self._keeps_nothing():
             return
-        rows = [(run_key, time.time_ns(), record, sign(self.secret))]
-        self._write_rows("INSERT OR REPLACE INTO run_records VALUES (?, ?, ?, ?)", rows, prepare=RUN_RECORDS_TABLE)
+        rows = [(run_key, time.time_ns(), sign(self.secret), record)]
+        sql = "INSERT OR REPLACE INTO run_records (run_key, written, entry_digest, record) VALUES (?, ?, ?, ?)"
+        self._write_rows(sql, rows, prepare=RUN_RECORDS_TABLE)
         self._write_rows(
             "DELETE FROM run_records WHERE run_key NOT IN "
             "(SELECT run_key FROM run_records ORDER BY written DESC LIMIT ?)",
