@@ -17,6 +17,7 @@ from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import PluginFamily, Projected
+from lychd_core.projection import cache_file
 from lychd_core.projection.cache import CacheKey, ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import detect_media_type
@@ -221,3 +222,11 @@ def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Pa
         columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
         assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
     assert columns == ["run_key", "written", "entry_digest", "record"]
+
+
+def test_a_new_cache_uses_large_pages(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    ProjectionCache(path).put(KEY, OUTCOME, FACTS)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA page_size").fetchone()[0] == cache_file.PAGE_SIZE == 65_536
+    assert ProjectionCache(path).get(KEY) is not None

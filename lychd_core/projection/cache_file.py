@@ -19,6 +19,10 @@ from lychd_core.stores.readonly import connect_read_only, creatable, writable
 APPLICATION_ID = 0x4C594348  # "LYCH"
 SCHEMA_VERSION = 4  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records; 4: see below
 BUSY_TIMEOUT_MS = 10_000
+PAGE_SIZE = 65_536
+"""SQLite's largest page, for a new cache file: a run writes thousands of entries of a few KB and one
+record of megabytes, and the WAL takes one frame (and write) per page; 8 KB pages made a 2,000-file
+cold run's writes about twice as costly (about 110 ms against 50 ms), with no slower reads measured."""
 
 RUN_RECORDS_TABLE = """
 CREATE TABLE IF NOT EXISTS run_records (
@@ -142,7 +146,7 @@ class CacheFile:
         try:
             connection = sqlite3.connect(scratch, isolation_level=None)
             try:
-                connection.execute("PRAGMA page_size = 8192")  # entries of a few KB: fewer overflow pages
+                connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                 connection.execute("PRAGMA journal_mode = WAL")
                 self._claim(connection)
             finally:
