@@ -151,3 +151,22 @@ def test_an_entry_with_a_lone_surrogate_is_a_miss_not_an_error(part: str) -> Non
     # Signed with the surrogate in it (only the key's holder could): the MAC verifies, the JSON still refuses.
     forged = mac(SECRET, cache_entries.canonical_json(KEY.as_list()), parts["payload"], parts["facts"])
     assert decode_entry(SECRET, KEY, parts["payload"], parts["facts"], forged) is None
+
+
+@settings(max_examples=150)
+@given(
+    st.text(max_size=200) | st.just("naïve — 𝔘 \x00 \u2028"),
+    VALUES,
+    st.lists(st.integers(1, 10**6), max_size=5),
+)
+def test_an_entry_mac_is_the_mac_of_its_stored_texts(text: str, facts_value: Any, line_map: list[int]) -> None:
+    """``encode_entry`` MACs the bytes it already has; they must be what ``mac`` encodes from the stored texts,
+    so stored entries keep verifying. (A lone surrogate never gets here: a text's digest refuses it.)"""
+    facts = canonical_facts(facts_value)
+    outcome = Projected(text=text, line_map=tuple(line_map))
+    payload, facts_text, tag = encode_entry(SECRET, KEY, outcome, facts)
+    assert tag == mac(SECRET, cache_entries._key_text(KEY), payload, facts_text)
+    assert facts_text.encode("utf-8") == facts
+    assert json.loads(payload)["text"] == text
+    decoded = decode_entry(SECRET, KEY, payload, facts_text, tag)
+    assert decoded is not None and decoded[0].text == text and decoded[1] == facts

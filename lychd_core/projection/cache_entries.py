@@ -22,7 +22,7 @@ from lychd_core.blocks import Omission
 from lychd_core.digests import sha256_digest, text_digest
 from lychd_core.families import Projected
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches
+from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches, mac_of_encoded
 
 ENTRY_SCHEMA = 2
 """Version of the entry text; 2 = authenticated with a keyed MAC."""
@@ -69,19 +69,26 @@ def _key_text(key: CacheKey) -> str:
 
 
 def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes) -> tuple[str, str, str]:
-    """(payload, facts, MAC): the payload embeds the key and the text's digest; the MAC binds all three."""
-    payload = canonical_json(
-        {
-            "schema": ENTRY_SCHEMA,
-            "key": key.as_list(),
-            "text": outcome.text,
-            "text_digest": text_digest(outcome.text),
-            "line_map": list(outcome.line_map),
-            "omissions": [omission.model_dump(mode="json") for omission in outcome.omissions],
-        }
-    )
-    facts_text = facts.decode("utf-8")
-    return payload, facts_text, mac(secret, _key_text(key), payload, facts_text)
+    """(payload, facts, MAC): the payload embeds the key and the text's digest; the MAC binds all three.
+
+    The MAC is taken over the bytes already at hand (orjson's payload, the canonical facts):
+    the same bytes :func:`~lychd_core.stores.keys.mac` would encode from the two texts.
+    """
+    value = {
+        "schema": ENTRY_SCHEMA,
+        "key": key.as_list(),
+        "text": outcome.text,
+        "text_digest": text_digest(outcome.text),
+        "line_map": list(outcome.line_map),
+        "omissions": [omission.model_dump(mode="json") for omission in outcome.omissions],
+    }
+    try:
+        payload_bytes = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        payload = payload_bytes.decode("utf-8")
+    except orjson.JSONEncodeError:  # a lone surrogate in the text: see canonical_json
+        payload = _CORE.encode(value)
+        payload_bytes = encoded(payload)
+    return payload, facts.decode("utf-8"), mac_of_encoded(secret, encoded(_key_text(key)), payload_bytes, facts)
 
 
 def decode_entry(
