@@ -21,8 +21,9 @@ from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
+from lychd_core.projection.record_mac import sign_record
 from lychd_core.registry import get_registry
-from lychd_core.stores.keys import encoded, mac_of_encoded
+from lychd_core.stores.keys import encoded
 
 MARGIN = 50_000_000  # 50 ms racy margin; the tests sleep past it so their files are settled
 FILES = {
@@ -59,6 +60,11 @@ def run(root: Path, state: Path, references: list[MaterialRef], **kw: Any) -> tu
     made = projector(root, state, **kw)
     out = made.project_many(references)
     return made.served_from_run_record, out
+
+
+def sign(secret: bytes, key: str, record: bytes) -> str:
+    """A valid MAC for ``record`` under ``key``: what the cache itself would store."""
+    return sign_record(secret, run_record.DOMAIN, encoded(key), record)
 
 
 def records(state: Path) -> list[tuple[str, bytes, str]]:
@@ -191,9 +197,9 @@ def test_a_tampered_record_is_a_miss_and_is_rewritten(
         (record, tag.replace("a", "b").replace("1", "2")),
         (record, b"a blob, not text"),
         ("not bytes", tag),
-        (well_signed_garbage, mac_of_encoded(secret, run_record.DOMAIN, encoded(key), well_signed_garbage)),
-        (record + b"x", mac_of_encoded(secret, run_record.DOMAIN, encoded(key), record + b"x")),  # signed, too long
-        (record[:-1], mac_of_encoded(secret, run_record.DOMAIN, encoded(key), record[:-1])),  # signed, too short
+        (well_signed_garbage, sign(secret, key, well_signed_garbage)),
+        (record + b"x", sign(secret, key, record + b"x")),  # signed, too long
+        (record[:-1], sign(secret, key, record[:-1])),  # signed, too short
     ]
     for value, mac in bad:
         rewrite(state, value, mac)
@@ -211,7 +217,7 @@ def test_a_record_of_another_schema_is_a_miss(warmed: tuple[Path, Path, list[Mat
     secret = ProjectionCache(state / "c.db").secret
     other = record.replace(b"[1,", b"[2,", 1)
     assert other != record
-    rewrite(state, other, mac_of_encoded(secret, run_record.DOMAIN, encoded(key), other))
+    rewrite(state, other, sign(secret, key, other))
     served, warm = run(root, state, references)
     assert not served
     same(warm, cold)

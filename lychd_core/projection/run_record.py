@@ -9,7 +9,7 @@ ordered references with their bounds, pins and explicit labels). Its value holds
 reference, the file's stat fingerprint (the one a file record trusts, see
 :mod:`~lychd_core.projection.fingerprints`), the content digest, the media decision
 and the contribution (text, canonical facts, content hash, omissions); one keyed MAC
-covers the run key and the whole record.
+(GMAC, see :mod:`~lychd_core.projection.record_mac`) covers the run key and the whole record.
 
 A later run with the same key trusts the record only whole: the MAC verifies, the
 schema and shape check out, and ``lstat`` of every file gives its recorded fingerprint.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import hmac
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
@@ -37,7 +36,8 @@ from lychd_core.projection.cache_entries import media_detector
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import Fingerprint, StatProbe, machine_scope
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import encoded, mac_of_encoded, streamed_mac, streamed_mac_matches
+from lychd_core.projection.record_mac import record_verifier, sign_record
+from lychd_core.stores.keys import encoded
 
 if TYPE_CHECKING:
     from lychd_core.projection.batch import RunHost
@@ -169,7 +169,7 @@ def remember_run(
         return
     record = b"".join([MAGIC, len(header).to_bytes(8, "big"), header, *body])
     if len(record) <= MAX_RECORD_BYTES:
-        store.remember_run(key, record, lambda secret: mac_of_encoded(secret, DOMAIN, encoded(key), record))
+        store.remember_run(key, record, lambda secret: sign_record(secret, DOMAIN, encoded(key), record))
 
 
 def _rule_index(host: RunHost, path: str | None, label: PrivatizationLabel) -> int:
@@ -216,18 +216,21 @@ def _read(
     bounds = [ref.max_bytes or default_bytes for ref in refs]
     if not StatProbe(str(host.workspace.root)).unchanged(paths, [entry[:5] for entry in entries], bounds):
         return None  # a file changed, appeared or went away: the whole run takes the per-file path
-    streamed = streamed_mac(store.secret, DOMAIN, encoded(key))
-    streamed.update(lead)
-    streamed.update(header)
+    verifier = record_verifier(store.secret, DOMAIN, encoded(key), tag)
+    if verifier is None:
+        return None  # not a MAC of this form (another version's, or damaged)
+    feed, verdict = verifier
+    feed(lead)
+    feed(header)
     pieces: list[tuple[str, bytes]] = []
-    chunks = _Chunks(reader, len(reader) - len(lead) - len(header), streamed)
+    chunks = _Chunks(reader, len(reader) - len(lead) - len(header), feed)
     for entry in entries:
         text_size, facts_size = entry[7], entry[8]
         if not 0 <= text_size <= chunks.remaining - facts_size or facts_size < 0:
             return None
         both = memoryview(chunks.take(text_size + facts_size))  # one take per file: text, then facts
         pieces.append((str(both[:text_size], "utf-8", "surrogatepass"), both[text_size:].tobytes()))
-    if chunks.remaining or not streamed_mac_matches(streamed, tag):
+    if chunks.remaining or not verdict():
         return None
     return _rebuild(host, refs, shared_rows, entries, pieces)
 
@@ -241,8 +244,8 @@ class _Chunks:
 
     SIZE = 1 << 18
 
-    def __init__(self, reader: RecordReader, remaining: int, streamed: hmac.HMAC | None = None) -> None:
-        self.reader, self.remaining, self.streamed = reader, remaining, streamed
+    def __init__(self, reader: RecordReader, remaining: int, feed: Callable[[Any], None] | None = None) -> None:
+        self.reader, self.remaining, self.feed = reader, remaining, feed
         self.view, self.offset = memoryview(b""), 0
 
     def take(self, size: int) -> bytes | memoryview:
@@ -259,8 +262,8 @@ class _Chunks:
             self.view, self.offset = memoryview(self.reader.read(max(self.SIZE, size))), 0
             if not self.view:
                 raise ValueError("the record ends early")
-            if self.streamed is not None:
-                self.streamed.update(self.view)
+            if self.feed is not None:
+                self.feed(self.view)
             parts.append(self.view[:size].tobytes())
             self.offset = min(size, len(self.view))
             size -= self.offset
