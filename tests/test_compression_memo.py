@@ -58,6 +58,9 @@ def test_a_settled_group_offered_again_gets_the_same_proposal() -> None:
     first = compressor.propose(req, ToolOutputElisionOptions())
     again = compressor.propose(req, ToolOutputElisionOptions())
     assert len(first) == 2 and all(a is b for a, b in zip(first, again, strict=True))
+    compressor.forget()
+    anew = compressor.propose(req, ToolOutputElisionOptions())
+    assert anew == first and all(a is not b for a, b in zip(first, anew, strict=True))
 
 
 @pytest.mark.parametrize(
@@ -103,3 +106,23 @@ def test_an_edited_settled_body_is_elided_anew_at_the_next_call() -> None:
     oldest_return = second.history[2]["parts"][0]["content"]
     assert oldest_return.startswith("edited 0\n") and first.history[2]["parts"][0]["content"].startswith("line 0\n")
     assert second.compression == fresh.compression != first.compression
+
+
+def test_derived_history_offered_again_splits_as_parsing_would_and_keeps_the_callers_messages() -> None:
+    """The core remembers how a proposal's content splits; kept messages are this call's objects."""
+    from lychd_core.assembly import ContextOrchestrator
+
+    cfg = config("over-budget", char_cap=30_000)
+    first_history, second_history = big_tool_history(8), big_tool_history(8)  # equal, distinct objects
+    orchestrator = ContextOrchestrator(cfg)
+    first = orchestrator.assemble(run_id="r1", session_id="s", query="next?", history=first_history)
+    second = orchestrator.assemble(run_id="r2", session_id="s", query="next?", history=second_history)
+    assert first.compression == second.compression and first.history == second.history
+    outcome = second.compression_report.outcome
+    assert outcome is not None and outcome.history is not None
+    for compaction in outcome.compactions:
+        messages, texts = outcome.history[compaction.node.id]
+        assert "".join(texts) == compaction.node.content
+        assert [compact_json(m) for m in messages] == list(texts)
+        kept = [m for m in messages if any(m is original for original in second_history)]
+        assert len(kept) == 3 and not any(m is original for m in messages for original in first_history)

@@ -36,3 +36,7 @@ class BoundedMemo(Generic[K, V]):
             self._values.move_to_end(key)
             while len(self._values) > self._entries:
                 self._values.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()

@@ -49,6 +49,10 @@ class ToolOutputElision:
     def __init__(self) -> None:
         self._memo: BoundedMemo[tuple[object, ...], tuple[CompactionProposal, ...]] = BoundedMemo(MEMO_ENTRIES)
 
+    def forget(self) -> None:
+        """Drop every remembered proposal (the next call elides every group anew)."""
+        self._memo.clear()
+
     def propose(self, request: CompactionRequest, options: BaseModel) -> tuple[CompactionProposal, ...]:
         if not isinstance(options, ToolOutputElisionOptions):
             options = ToolOutputElisionOptions.model_validate(options.model_dump())
