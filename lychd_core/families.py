@@ -7,7 +7,7 @@ pydantic ``options_model``; each family adds its own attributes and one method.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -122,10 +122,11 @@ class CompactionPolicy:
     revision: int
     digest: str
     preserves_trust: bool
+    id: str = field(init=False)
+    """``name@revision``, spelled once (every proposal and receipt names it)."""
 
-    @property
-    def id(self) -> str:
-        return f"{self.name}@{self.revision}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", f"{self.name}@{self.revision}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +195,8 @@ class CompactionProposal:
 
     @property
     def source_ids(self) -> tuple[str, ...]:
+        if len(self.ranges) == 1:  # the common case: one source, nothing to sort
+            return (self.ranges[0].node_id,)
         return tuple(sorted({r.node_id for r in self.ranges}))
 
 

@@ -128,18 +128,24 @@ def groups_and_derived(draw: st.DrawFn) -> tuple[list[tuple[dict[str, Any], str]
     known = [(m, compact_json(m)) for m in messages]
     pieces = []
     for message, text in known:
-        change = draw(st.sampled_from(["keep", "edit", "drop"]))
+        change = draw(st.sampled_from(["keep", "edit", "drop", "recall", "unpair"]))
         if change == "keep":
             pieces.append(text)
         elif change == "edit":
             edited = {**message, "parts": [{**p, "content": "cut"} if "content" in p else p for p in message["parts"]]}
             pieces.append(compact_json(edited))
+        elif change in ("recall", "unpair"):  # the calls it makes or answers change: pairing must be read again
+            renamed = draw(st.sampled_from(["c0", "c9", "other"]))
+            parts = [{**p, "tool_call_id": renamed} if "tool_call_id" in p else p for p in message["parts"]]
+            if change == "unpair":
+                parts = [{k: v for k, v in p.items() if k != "tool_call_id"} for p in parts]
+            pieces.append(compact_json({**message, "parts": parts}))
     if draw(st.booleans()):
         pieces.insert(draw(st.integers(0, len(pieces))), draw(st.sampled_from(["{", "[]", '{"kind":"request"}', "x"])))
     return known, "".join(pieces)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(groups_and_derived())
 def test_reusing_known_messages_reads_exactly_what_parsing_reads(case: tuple[list[Any], str]) -> None:
     known, content = case

@@ -50,26 +50,35 @@ def derived_node(
     labels: Mapping[str, PrivatizationLabel],
 ) -> tuple[ContextNode, PrivatizationLabel]:
     """The checked derived node (dependencies still the sources' own) and its label."""
-    if len(sources) == 1:  # the common case (one elided group, one outline): its own fields
+    trust = derived_trust(sources, policy.preserves_trust)
+    context_class = proposal.context_class or sources[0].context_class
+    token_estimate = max(1, -(-len(proposal.content) // chars_per_token))
+    if len(sources) == 1:  # the common case (one elided group, one outline): in its source's place
         (only,) = sources
-        requirement, priority, recency = only.requirement, only.priority, only.recency
-        dependencies: tuple[str, ...] | list[str] = only.dependencies
-        ids: list[str] = [only.id]
-    else:
-        requirement = max(node.requirement for node in sources)
-        priority = max(node.priority for node in sources)
-        recency = max(node.recency for node in sources)
-        ids = sorted({node.id for node in sources})
-        dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
+        node = only.replaced_by(
+            id=proposal.output_id,
+            content=proposal.content,
+            provenance=Provenance.DERIVED_COMPACTION,
+            authority=Authority.NON_AUTHORITATIVE,
+            trust=trust,
+            context_class=context_class,
+            token_estimate=token_estimate,
+        )
+        return node, derived_label((only.id,), labels)
+    requirement = max(node.requirement for node in sources)
+    priority = max(node.priority for node in sources)
+    recency = max(node.recency for node in sources)
+    ids = sorted({node.id for node in sources})
+    dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
     node = ContextNode.create(
         id=proposal.output_id,
         content=proposal.content,
         provenance=Provenance.DERIVED_COMPACTION,
         authority=Authority.NON_AUTHORITATIVE,
-        trust=derived_trust(sources, policy.preserves_trust),
-        context_class=proposal.context_class or sources[0].context_class,
+        trust=trust,
+        context_class=context_class,
         requirement=requirement,
-        token_estimate=max(1, -(-len(proposal.content) // chars_per_token)),
+        token_estimate=token_estimate,
         priority=priority,
         recency=recency,
         visible_to=derived_visibility(sources),

@@ -55,13 +55,15 @@ def parse_messages(
     """The checked messages of ``content`` and each one's exact text within it.
 
     ``known`` holds already checked messages with their compact JSON (a derived node's
-    sources', in order): where message ``i`` of ``content`` is exactly the text of
-    ``known[i]``, that message is taken as it is instead of parsed and checked again.
-    A JSON object ends where its text ends, so this reads exactly what parsing would.
+    sources', in order, whose tool calls pair): where message ``i`` of ``content`` is
+    exactly the text of ``known[i]``, that message is taken as it is instead of parsed and
+    checked again. A JSON object ends where its text ends, so this reads exactly what
+    parsing would.
     """
     texts: list[str] = []
     messages: list[Message] = []
     position = 0
+    same_calls = True  # every parsed message makes and answers exactly the calls of known[i]
     while position < len(content):
         index = len(messages)
         if index < len(known) and content.startswith(known[index][1], position):
@@ -77,5 +79,14 @@ def parse_messages(
         messages.append(check_message(value, f"{where}[{len(messages)}]"))
         texts.append(content[position:end])
         position = end
-    check_tool_pairing(messages, where)
+        if same_calls:
+            same_calls = index < len(known) and _calls(value) == _calls(known[index][0])
+    # Known messages pair (they were checked as groups), so the same calls in the same places pair too.
+    if not (same_calls and len(messages) == len(known)):
+        check_tool_pairing(messages, where)
     return tuple(messages), tuple(texts)
+
+
+def _calls(message: Message) -> list[tuple[object, object]]:
+    """The tool calls a message makes and answers, in order: all that tool pairing reads."""
+    return [(part.get("part_kind"), part["tool_call_id"]) for part in message["parts"] if part.get("tool_call_id")]

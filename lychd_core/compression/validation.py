@@ -158,6 +158,10 @@ def _validate(
             f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
         )
     declared = proposal.context_class
+    if declared is not None and not isinstance(declared, ContextClass):
+        raise MalformedProposalError(
+            f"{output!r}: context_class must be None or a ContextClass, got {declared!r}", output_id=output
+        )
     if declared is not None and declared.value not in (classes[0], ContextClass.COMPACTION.value):
         raise MixedClassesError(
             f"{output!r} declares class {declared!s}; a derived node keeps its sources' class "
@@ -215,13 +219,19 @@ def _check_shape(proposal: object) -> str:
     if not isinstance(proposal.ranges, tuple) or not proposal.ranges:
         raise MalformedProposalError(f"{output!r}: a proposal needs at least one source range", output_id=output)
     for r in proposal.ranges:
-        if not isinstance(r, SourceRange) or not all(isinstance(v, int) for v in (r.start, r.end)):
+        if not (isinstance(r, SourceRange) and isinstance(r.start, int) and isinstance(r.end, int)):
             raise MalformedProposalError(
                 f"{output!r}: ranges must be SourceRange(node_id, start, end)", output_id=output
             )
-    if not isinstance(proposal.source_digests, tuple) or not all(
-        isinstance(pair, tuple) and len(pair) == 2 for pair in proposal.source_digests
-    ):
+    lineage = proposal.source_digests
+    if not isinstance(lineage, tuple):
+        lineage = None
+    else:
+        for pair in lineage:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                lineage = None
+                break
+    if lineage is None:
         raise MalformedProposalError(
             f"{output!r}: source_digests must be a tuple of (node_id, digest) pairs", output_id=output
         )

@@ -207,6 +207,43 @@ class ContextNode:
         clone._check_dependencies(f"node {self.id!r}")
         return clone
 
+    def replaced_by(
+        self,
+        *,
+        id: str,
+        content: str,
+        provenance: Provenance,
+        authority: Authority,
+        trust: Trust,
+        context_class: ContextClass,
+        token_estimate: int,
+    ) -> ContextNode:
+        """A node taking this node's place: this node's requirement, priority, recency,
+        visibility and dependencies, with new id, content and metadata (no relevance, no
+        exclusive group). What is new is checked as :meth:`create` checks it; what is
+        copied was checked when this node was made."""
+        values = list(_SLOT_READ(self))
+        values[:7] = (id, content, provenance, authority, trust, context_class, self.requirement)
+        values[8], values[12], values[13] = token_estimate, 0, None  # token estimate, relevance, exclusive group
+        clone = object.__new__(ContextNode)
+        for put, value in zip(_SLOT_COPY, values, strict=True):
+            put(clone, value)
+        where = f"node {check_name('node id', id)!r}"
+        for name, enum_type in _ENUM_FIELDS[:4]:
+            if not isinstance(getattr(clone, name), enum_type):
+                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(clone, name)!r}")
+        problem = ceiling_violation(provenance, authority, trust)
+        if problem:
+            raise GraphError(f"{where}: {problem}")
+        if type(token_estimate) is not int or not 1 <= token_estimate <= MAX_INT:
+            _check_int(where, "token_estimate", token_estimate, 1, MAX_INT)
+        if id in self.dependencies:
+            raise GraphError(f"{where}: a node may not depend on itself")
+        data = clone._checked_content(where)
+        object.__setattr__(clone, "digest", sha256_digest(data))
+        object.__setattr__(clone, "byte_size", len(data))
+        return clone
+
 
 _INT_FIELDS = (
     ("token_estimate", 1, MAX_INT),

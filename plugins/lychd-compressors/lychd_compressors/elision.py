@@ -17,11 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_compressors.proposal import whole_sources_proposal
 from lychd_core.blocks import Omission
+from lychd_core.compression.memo import BoundedMemo
 from lychd_core.compression.messages import split_messages
 from lychd_core.errors import HistoryError
 from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource
 from lychd_core.history import Message, compact_json
 from lychd_core.vocabulary import ContextClass
+
+MEMO_ENTRIES = 4_096
+"""Proposals remembered per compressor instance: a long conversation's settled groups."""
 
 
 class ToolOutputElisionOptions(BaseModel):
@@ -42,16 +46,29 @@ class ToolOutputElision:
     preserves_trust: ClassVar[bool] = True
     """What it keeps is verbatim; what it drops is declared and digest-bound."""
 
+    def __init__(self) -> None:
+        self._memo: BoundedMemo[tuple[object, ...], tuple[CompactionProposal, ...]] = BoundedMemo(MEMO_ENTRIES)
+
+    def forget(self) -> None:
+        """Drop every remembered proposal (the next call elides every group anew)."""
+        self._memo.clear()
+
     def propose(self, request: CompactionRequest, options: BaseModel) -> tuple[CompactionProposal, ...]:
         if not isinstance(options, ToolOutputElisionOptions):
             options = ToolOutputElisionOptions.model_validate(options.model_dump())
-        proposals = []
+        proposals: list[CompactionProposal] = []
         for source in request.sources:
             if source.context_class is not ContextClass.HISTORY:
                 continue
-            proposal = self._elide(request, source, options)
-            if proposal is not None:
-                proposals.append(proposal)
+            # The proposal depends only on these (a source's content is bound by its digest),
+            # so a settled group, offered again at the next model call, is not elided again.
+            key = (source.digest, source.node_id, request.policy.digest, request.max_chars, options)
+            found = self._memo.get(key)
+            if found is None:
+                proposal = self._elide(request, source, options)
+                found = () if proposal is None else (proposal,)
+                self._memo.put(key, found)
+            proposals += found
         return tuple(proposals)
 
     def _elide(
