@@ -20,8 +20,8 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
-from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.config import LychdConfig, resolve_rule
+from lychd_core.digests import text_digest
 from lychd_core.errors import (
     ConfigError,
     LychdError,
@@ -33,6 +33,7 @@ from lychd_core.families import Projected, Unavailable
 from lychd_core.privacy.rules import label_for
 from lychd_core.projection.batch import RunPreparer
 from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.codex import codex_block
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.declared import media_table as build_media_table
@@ -132,22 +133,11 @@ class Projector:
                 raise RequiredMaterialUnavailable(source, pin, outcome.reason)
             return Contribution(ref, None, outcome.reason, False, media_type, pin, parser_version, media=media)
         projected, facts = outcome
-        lineage = Lineage(
-            source_path=source,
-            source_digests=(digest,),
-            profile=pin,
-            parser_version=parser_version,
-            omissions=projected.omissions,
-            tags=ref.lineage,
-        )
         explicit = ref.label if "label" in ref.model_fields_set else None
-        block = Block(
-            layer=Layer.CODEX,
-            key=f"codex:{source}:{pin}",
-            text=projected.text,
-            label=label_for(self.config.labels, ref.path, digest, explicit),
-            lineage=lineage,
-        )
+        label = label_for(self.config.labels, ref.path, digest, explicit)
+        text = projected.text  # checked: a str; the omissions, Omission values (outcomes.checked)
+        omissions = tuple(projected.omissions)
+        block = codex_block(source, digest, pin, parser_version, omissions, ref.lineage, text, text_digest(text), label)
         return Contribution(ref, block, None, cached, media_type, pin, parser_version, facts, media)
 
     # --- projecting ---------------------------------------------------------------

@@ -27,12 +27,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from lychd_core.blocks import Block, Layer, Lineage, Omission
+from lychd_core.blocks import Omission
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.rules import matching_rule, rule_label
 from lychd_core.projection.cache_entries import media_detector
+from lychd_core.projection.codex import codex_block
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import Fingerprint, StatProbe, machine_scope
 from lychd_core.projection.media import MediaDecision
@@ -271,11 +272,6 @@ class _Chunks:
 
 
 _set = object.__setattr__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__  # the slots' own setters: no name lookup
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_LINEAGE_FIELDS = frozenset(Lineage.model_fields)
-_BLOCK_FIELDS = frozenset(Block.model_fields)
 
 
 def _rebuild(
@@ -287,11 +283,11 @@ def _rebuild(
 ) -> list[Contribution]:
     """What :meth:`Projector.finished` builds for each hit, from values the MAC vouches for.
 
-    The models' fields are set as unpickling sets them (no re-validation; tests hold the
-    objects equal, field for field and with the same fields set, to the per-file path's).
+    The blocks are built by :func:`~lychd_core.projection.codex.codex_block` (no re-validation;
+    tests hold the objects equal, field for field and with the same fields set, to the per-file path's).
     """
     shared = [(MediaDecision(*row[:4]), row[4], row[5], row[6]) for row in shared_rows]
-    unknown, codex = PrivatizationLabel.restricted_unknown(), Layer.CODEX
+    unknown = PrivatizationLabel.restricted_unknown()
     results: list[Contribution] = []
     for ref, entry, (text, facts) in zip(refs, entries, pieces, strict=True):
         digest, index, _, _, content_hash, omissions, rule = entry[5:]
@@ -299,29 +295,8 @@ def _rebuild(
         path = ref.path
         no_rule = rule < 0 and "label" not in ref.__pydantic_fields_set__
         label = unknown if no_rule else _label(host, ref, digest, rule)
-        lineage = Lineage.__new__(Lineage)
         kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
-        _set(
-            lineage,
-            "__dict__",
-            {
-                "source_path": path,
-                "source_digests": (digest,),
-                "profile": pin,
-                "parser_version": parser_version,
-                "omissions": kept,
-                "tags": ref.lineage,
-            },
-        )
-        _set_fields(lineage, set(_LINEAGE_FIELDS))
-        _set_extra(lineage, None)
-        _set_private(lineage, None)
-        block = Block.__new__(Block)
-        key = f"codex:{path}:{pin}"
-        _set(block, "__dict__", {"layer": codex, "key": key, "text": text, "label": label, "lineage": lineage})
-        _set_fields(block, set(_BLOCK_FIELDS))
-        _set_extra(block, None)
-        _set_private(block, {"_content_hash": content_hash})
+        block = codex_block(path or "", digest, pin, parser_version, kept, ref.lineage, text, content_hash, label)
         made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
         _set(
             made,
