@@ -63,10 +63,11 @@ _STR = frozenset({str})
 _CANONICAL_VALUE, _NOT_JSON, _TOO_BIG = 0, 1, 2
 
 
-def _scan(value: object) -> int:
+def _scan(value: object, keys: bool = True) -> int:
     """Whether ``value`` is canonical JSON (``_CANONICAL_VALUE``), holds something JSON cannot
     encode (``_NOT_JSON``: ``_check`` names it) or is too deep or too large (``_TOO_BIG``),
-    without building paths.
+    without building paths. ``keys=False`` leaves exact dicts' keys unchecked, for a caller whose
+    encoder refuses any key that is not exactly ``str`` (orjson) and then takes the checked route.
 
     Iterative, level by level, with exact-type fast paths: digests of big summaries are on
     hot paths. The types of a container's items are gathered in C, so a list of strings (or
@@ -94,7 +95,7 @@ def _scan(value: object) -> int:
                 children = cast("list[object]", item)
             elif kind is dict:
                 mapping = cast("dict[object, object]", item)
-                if not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
+                if keys and not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
                     return _NOT_JSON
                 children = mapping.values()
             elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
@@ -118,6 +119,12 @@ def _scan(value: object) -> int:
 def is_canonical_value(value: object) -> bool:
     """Whether ``value`` is canonical JSON: string keys, no floats, only JSON's kinds (no paths built)."""
     return _scan(value) == _CANONICAL_VALUE
+
+
+def has_canonical_values(value: object) -> bool:
+    """:func:`is_canonical_value` except for exact dicts' keys: for a caller that encodes with orjson,
+    which refuses every key that is not exactly ``str``, and then takes :func:`canonical_json`."""
+    return _scan(value, keys=False) == _CANONICAL_VALUE
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)

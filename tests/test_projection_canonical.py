@@ -170,3 +170,25 @@ def test_an_entry_mac_is_the_mac_of_its_stored_texts(text: str, facts_value: Any
     assert json.loads(payload)["text"] == text
     decoded = decode_entry(SECRET, KEY, payload, facts_text, tag)
     assert decoded is not None and decoded[0].text == text and decoded[1] == facts
+
+
+class _Key(str):
+    """A str subclass as a key: canonical JSON accepts it, orjson refuses it (so the exact route encodes it)."""
+
+
+@settings(max_examples=100)
+@given(VALUES, st.sampled_from([_Key("k"), 1, None, ("t",), b"b", True]), TEXT)
+def test_keys_left_to_orjson_come_out_as_canonical_json_would_have_them(value: Any, key: Any, other: str) -> None:
+    """``canonical_facts`` leaves dicts' keys to orjson; every key it refuses must still end as
+    ``canonical_json`` ends: the same bytes, or the same refusal."""
+    nested = {other: [value, {key: value}]}
+    try:
+        expected: bytes | None = canonical_json(nested)
+    except TypeError:
+        expected = None
+    if expected is None:
+        with pytest.raises(TypeError):
+            canonical_facts(nested)
+    else:
+        assert canonical_facts(nested) == expected
+    assert digests.has_canonical_values(nested) and (expected is not None) == digests.is_canonical_value(nested)

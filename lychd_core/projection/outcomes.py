@@ -8,7 +8,7 @@ import orjson
 from pydantic import BaseModel
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import canonical_json, is_canonical_value
+from lychd_core.digests import canonical_json, has_canonical_values
 from lychd_core.errors import PluginCallError
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_core.projection.cache_entries import CacheKey
@@ -34,13 +34,14 @@ class Job:
 def canonical_facts(value: object) -> bytes:
     """``canonical_json(value)``, the same bytes, with a fast path for a value that is canonical.
 
-    The value is checked exactly as :func:`~lychd_core.digests.canonical_json` checks it
-    (string keys, no floats, JSON's kinds only), then encoded by orjson, whose output for
-    such a value is byte for byte the standard library's sorted, compact, non-ASCII form
-    (a property test holds it to that) at a quarter of the cost. What orjson refuses (an
-    integer past 64 bits, a lone surrogate) and anything not canonical take the exact route.
+    The value is checked as :func:`~lychd_core.digests.canonical_json` checks it (no floats,
+    JSON's kinds only), then encoded by orjson, whose output for such a value is byte for
+    byte the standard library's sorted, compact, non-ASCII form (a property test holds it
+    to that) at a quarter of the cost. The keys are left to orjson, which refuses any key
+    that is not exactly ``str``. What orjson refuses (such a key, an integer past 64 bits,
+    a lone surrogate) and anything not canonical take the exact route.
     """
-    if is_canonical_value(value):
+    if has_canonical_values(value):
         try:
             return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         except orjson.JSONEncodeError:
