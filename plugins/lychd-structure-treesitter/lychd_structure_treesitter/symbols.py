@@ -14,7 +14,7 @@ IDENTIFIER_ASCII = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NOT_WORD = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
 """Every byte but ``[A-Za-z0-9_]`` to a space: a word with its leading digits stripped is an identifier."""
-_DIGITS = b"0123456789"
+_DIGITS = "0123456789"
 _NOTHING = frozenset({""})
 
 
@@ -30,9 +30,9 @@ def symbols_fact(data: bytes, spec: LanguageSpec, definitions: list[dict[str, An
                         defines.add(name)
                 else:
                     defines.update(_names(name))
-    if data.isascii():  # the common case: words split in C, only the unique ones decoded (= IDENTIFIER_ASCII)
-        words = set(data.translate(_NOT_WORD).split())
-        used = {word.lstrip(_DIGITS).decode("ascii") for word in words} - _NOTHING - spec.keywords - defines
+    if data.isascii():  # the common case: words split in C, leading digits stripped from the unique ones
+        words = set(data.translate(_NOT_WORD).decode("ascii").split())  # (= IDENTIFIER_ASCII)
+        used = {word.lstrip(_DIGITS) for word in words} - _NOTHING - spec.keywords - defines
     else:  # a bytes scan (UTF-8 sequences kept whole), then only the unique tokens decoded and checked
         tokens = {token.decode("utf-8") for token in set(IDENTIFIER_BYTES.findall(data))}
         used = {token for token in tokens if token.isidentifier()} - spec.keywords - defines
