@@ -266,10 +266,14 @@ class Outliner:
             if value is None and declarator is not None:
                 value = declarator.child_by_field_name("value")
         long_value = value is not None and not self._short(value)
-        signature = self.signature(outer.start_byte, value.start_byte if long_value and value else end)
+        data = self.data
+        signature = self.collapsed(
+            data[outer.start_byte : value.start_byte if long_value and value else end].decode("utf-8", "replace")
+        )
         name = None
         if name_node is not None:
-            name = self.data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+            start, stop = name_node.byte_range
+            name = data[start:stop].decode("utf-8", "replace")
         fact: dict[str, Any] = {
             "kind": KINDS.get(kind, kind),
             "name": name,
