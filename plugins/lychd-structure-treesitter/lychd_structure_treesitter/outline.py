@@ -133,8 +133,8 @@ class Outliner:
             if block is not None:
                 definitions.append(global_definition(self, child, block, self._prefix(children, index), depth))
                 continue
-            declaration = self._unwrap(child, kind)
-            if declaration is None:
+            unwrapped = self._unwrap(child, kind)
+            if unwrapped is None:
                 if kind == "export_statement" and child.child_by_field_name("source") is not None:
                     self._import(child)
                 exported = commonjs_export(self, child, {}, depth) if kind == "expression_statement" else None
@@ -142,18 +142,20 @@ class Outliner:
                     exported.update(self._prefix(children, index))
                     definitions.append(exported)
                 continue
+            declaration, declared = unwrapped
             prefix = self._prefix(children, index)
-            if declaration.type in self.spec.variables:
+            if declared in self.spec.variables:
                 definitions.extend(self._variables(declaration, child, prefix))
             else:
-                definitions.append(self._definition(declaration, child, prefix, depth))
+                definitions.append(self._definition(declaration, child, prefix, depth, declared))
         return definitions
 
-    def _unwrap(self, node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
+    def _unwrap(self, node: tree_sitter.Node, kind: str) -> tuple[tree_sitter.Node, str] | None:
+        """The declaration ``node`` (of type ``kind``) wraps, with its type; None for any other statement."""
         spec, field = self.spec, self._declaration_field
         for _ in range(4):  # export declare namespace ...: wrappers nest a few levels at most
             if kind in spec.declarations or kind in spec.variables:
-                return node
+                return node, kind
             if kind not in spec.wrappers:
                 return None
             inner = None if field is None else node.child_by_field_id(field)
