@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
@@ -240,4 +239,6 @@ class RunPreparer:
 
 
 def _name(ref: MaterialRef) -> str:
-    return PurePosixPath(ref.path or "").name
+    """The file name of a reference's path (``PurePosixPath(path).name``: a checked path is canonical,
+    no empty or ``.`` component, so its last component is its name; without a path object per file)."""
+    return (ref.path or "").rpartition("/")[2]
