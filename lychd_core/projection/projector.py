@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import replace
 
 from pydantic import BaseModel
 
@@ -40,8 +39,8 @@ from lychd_core.projection.declared import media_table as build_media_table
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import MediaDecision
-from lychd_core.projection.outcomes import Checked, Job
-from lychd_core.projection.pool import JobRunner
+from lychd_core.projection.outcomes import Checked, Job, run_profile
+from lychd_core.projection.pool import JobRunner, in_process
 from lychd_core.projection.run_record import recall_run, remember_run, run_key
 from lychd_core.registry import RegisteredPlugin, Registry
 from lychd_core.stores.protocols import ProjectionCacheStore
@@ -183,6 +182,10 @@ class Projector:
                         if progress is not None:
                             progress(1)
                         continue
+                    if processes == 1 and in_process(prepared):  # as the runner would, without a future each
+                        outcome = run_profile(prepared.plugin, prepared.options, prepared.source)
+                        results[index] = self._done(prepared, outcome, fresh, progress)
+                        continue
                     running[runner.submit(prepared)] = (index, prepared)
                     while len(running) >= window:
                         self._collect(runner, running, results, fresh, progress)
@@ -203,17 +206,27 @@ class Projector:
         progress: Progress | None,
     ) -> None:
         """Finish whichever jobs are done (at least one), in any order."""
-        done = runner.wait(running)
-        for future in done:
+        for future in runner.wait(running):
             index, job = running.pop(future)
-            outcome = runner.outcome(future)
-            if not isinstance(outcome, Unavailable):
-                # The facts travel as their canonical bytes: holding every profile's facts tree until the
-                # run's cache write would make each garbage collection walk all of them (most of a run's time).
-                fresh.append((job.key, replace(outcome[0], facts=None), outcome[1]))
-            if progress is not None:
-                progress(1)
-            results[index] = self.finish(job, outcome)
+            results[index] = self._done(job, runner.outcome(future), fresh, progress)
+
+    def _done(
+        self,
+        job: Job,
+        outcome: Checked,
+        fresh: list[tuple[CacheKey, Projected, bytes]],
+        progress: Progress | None,
+    ) -> Contribution:
+        """One finished job's contribution; a fresh projection is kept for the run's cache write."""
+        if not isinstance(outcome, Unavailable):
+            # The facts travel as their canonical bytes: holding every profile's facts tree until the
+            # run's cache write would make each garbage collection walk all of them (most of a run's time).
+            projected = outcome[0]
+            kept = Projected(projected.text, None, projected.line_map, projected.omissions)
+            fresh.append((job.key, kept, outcome[1]))
+        if progress is not None:
+            progress(1)
+        return self.finish(job, outcome)
 
     def _store(self, fresh: list[tuple[CacheKey, Projected, bytes]], preparer: RunPreparer) -> None:
         """Fresh outcomes, media decisions and file records, each batch in one transaction."""
