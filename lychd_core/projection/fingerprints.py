@@ -77,8 +77,12 @@ class StatProbe:
         return fingerprint(info)
 
     def unchanged(self, paths: Iterable[str], stamps: Iterable[Sequence[int]], max_bytes: Iterable[int]) -> bool:
-        """True when every path's fingerprint (as :meth:`__call__` gives it) equals its stamp; a loop in one call."""
-        folders = self._folders
+        """True when every path's fingerprint (as :meth:`__call__` gives it) equals its stamp; a loop in one call.
+
+        A stamp that is not five numbers raises ``ValueError`` (the caller's miss). The fields are
+        compared one by one, the likeliest to differ first, without a tuple per file.
+        """
+        folders, lstat, regular = self._folders, os.lstat, stat.S_ISREG
         for path, stamp, bound in zip(paths, stamps, max_bytes, strict=True):
             folder, _, name = path.rpartition("/")
             real = folders.get(folder, "")
@@ -87,12 +91,19 @@ class StatProbe:
             if real is None:
                 return False
             try:
-                info = os.lstat(f"{real}/{name}")
+                info = lstat(f"{real}/{name}")
             except OSError:
                 return False
-            if not stat.S_ISREG(info.st_mode) or info.st_size > bound:
-                return False
-            if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns) != tuple(stamp):
+            device, inode, size, mtime, ctime = stamp
+            if (
+                info.st_mtime_ns != mtime
+                or info.st_size != size
+                or info.st_ino != inode
+                or info.st_ctime_ns != ctime
+                or info.st_dev != device
+                or size > bound
+                or not regular(info.st_mode)
+            ):
                 return False
         return True
 
