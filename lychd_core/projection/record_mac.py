@@ -18,7 +18,6 @@ from __future__ import annotations
 import hmac
 import os
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 TAG_PREFIX = "gmac-aes256:"
@@ -27,9 +26,9 @@ TAG_BYTES = 16
 _KEY_LABEL = b"lychd-run-record-gmac/1"
 
 
-@lru_cache(maxsize=8)
 def _record_key(secret: bytes) -> bytes:
-    """The AES-256 key for run records: an HMAC of a fixed label under the cache key."""
+    """The AES-256 key for run records: an HMAC of a fixed label under the cache key (derived per
+    use, about a microsecond, so no derived key outlives the call)."""
     return hmac.digest(secret, _KEY_LABEL, "sha256")
 
 
