@@ -28,7 +28,7 @@ _KEY_LABEL = b"lychd-run-record-gmac/1"
 
 def _record_key(secret: bytes) -> bytes:
     """The AES-256 key for run records: an HMAC of a fixed label under the cache key (derived per
-    use, about a microsecond, so no derived key outlives the call)."""
+    use, about a microsecond: no derived key is kept)."""
     return hmac.digest(secret, _KEY_LABEL, "sha256")
 
 
