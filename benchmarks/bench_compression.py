@@ -2,25 +2,27 @@
 
 1. Tool-output elision on a long history whose tool returns are large (default 10k
    messages, --full 100k; 20,000-character bodies), default governors (char cap 96,000,
-   turn window 20). Three sides, each the same ``ContextOrchestrator.assemble`` call on
+   turn window 20). Four sides, each the same ``ContextOrchestrator.assemble`` call on
    the same history, interleaved, best of 30 CPU times (``time.process_time``):
-   - assembly alone: compression off (placement ``never``). It reads groups newest
-     first until the character cap is passed (5 groups), serializes and hashes them into
-     nodes, selects (4 kept) and renders.
-   - compress+validate+assemble: placement ``over-budget`` with
-     ``compress.tool-output-elision@2`` pinned. It reads the turn window's groups (21),
-     builds their nodes, selects, runs the compressor, validates every proposal, replaces
-     the sources, selects again, renders the derived messages and reports the receipts.
-   - same groups uncompressed: compression off, character cap raised so the same 20
-     groups are kept whole: what reading, hashing, selecting and rendering those groups
-     costs at all. Rendering is cheap there (kept texts are passed on, not copied); the
-     cost over assembly alone is reading the extra groups.
-   Two more timings, also interleaved, bound what any compressor can reach: reading the
-   newest 21 groups into nodes (``history_nodes_within``, what the compressed side reads)
-   and the newest 5 (what assembly alone reads). Assembly alone plus that difference is
-   the least a compressor that must see the 16 older groups can cost, before it does
-   anything; it is printed as a ratio beside the goal.
-   Goal: compress+validate+assemble <= 2x assembly alone.
+   - compress+validate+assemble, settled groups seen before: placement ``over-budget``
+     with ``compress.tool-output-elision@2`` pinned. It reads the turn window's groups
+     (21), builds their nodes, selects, runs the compressor, validates every proposal,
+     replaces the sources, selects again, renders the derived messages and reports the
+     receipts. Repeated over one history, every group was offered at an earlier call:
+     an agent loop's steady state (the compressor and the core remember what they
+     derived from a settled group);
+   - the same, every group new: the compressor's memo dropped before each timed call
+     (a process's first call over a conversation);
+   - assembly alone of those groups: compression off, character cap raised so the same
+     20 groups are kept whole;
+   - assembly under the same governors with compression off: it reads groups newest
+     first until the character cap is passed (5 groups) and keeps 4.
+   Goal: compression + validation + assembly <= 2x assembly alone; the report gives it
+   against both assemblies with compression off. Two more timings, also interleaved,
+   bound what any compressor can reach against the second: reading the newest 21 groups
+   into nodes (``history_nodes_within``, what the compressed side reads) and the newest
+   5 (what that assembly reads); their difference, added to it, is the least a
+   compressor that must see the 16 older groups can cost, before it does anything.
    ``--escaped-bodies`` makes every body text that JSON must escape (quotes and
    newlines, as in source code or JSON output), same length; by default a body is
    plain characters, as before.

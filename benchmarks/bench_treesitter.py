@@ -19,7 +19,11 @@ enum, two classes with fields and methods, exported functions with bodies. It re
 Times are CPU seconds of this process (``time.process_time``), best of ``--repeat``
 runs; wall time is printed beside them.
 
-Run: python benchmarks/bench_treesitter.py [--full] [--files N]
+``--tree DIR`` measures a real tree instead of the generated one (every ``.ts`` file under
+DIR but ``.d.ts``), for example a package's own sources unpacked from its registry tarball
+(``npm pack rxjs@7.8.2`` and ``package/src``); it has no oracle check.
+
+Run: python benchmarks/bench_treesitter.py [--full] [--files N] [--tree DIR]
 """
 
 from __future__ import annotations
@@ -158,6 +162,21 @@ def write_tree(root: Path, count: int) -> list[tuple[str, list[tuple[str, int]]]
     return written
 
 
+def copy_tree(source: Path, root: Path) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Every ``.ts`` file under ``source`` but declaration files, copied under ``root``; nothing declared."""
+    written: list[tuple[str, list[tuple[str, int]]]] = []
+    for path in sorted(source.rglob("*.ts")):
+        if path.name.endswith(".d.ts") or not path.is_file():
+            continue
+        relative = path.relative_to(source).as_posix()
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(path.read_bytes())
+        written.append((relative, []))
+    if not written:
+        raise SystemExit(f"no .ts files under {source}")
+    return written
+
+
 def timed(label: str, action: Callable[[], Any]) -> tuple[float, Any]:
     """CPU seconds of this process (the machine is shared, so wall time wanders with others' load)."""
     start, wall = time.process_time(), time.perf_counter()
@@ -202,14 +221,21 @@ def main() -> int:
     parser_.add_argument("--full", action="store_true", help="the issue's 2,000-file tree")
     parser_.add_argument("--files", type=int, default=200, help="tree size without --full (default 200)")
     parser_.add_argument("--repeat", type=int, default=3, help="runs of each cold measure; the best counts")
+    parser_.add_argument(
+        "--tree",
+        type=Path,
+        help="measure a real TypeScript tree instead: every .ts file under it but .d.ts, copied "
+        "(for example a package's own sources unpacked from its registry tarball); no oracle check",
+    )
     args = parser_.parse_args()
-    count = 2_000 if args.full else args.files
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "tree"
-        written = write_tree(root, count)
+        written = copy_tree(args.tree, root) if args.tree else write_tree(root, 2_000 if args.full else args.files)
+        count = len(written)
         written_at = time.time()
         sources = [(root / relative).read_bytes() for relative, _ in written]
-        print(f"{count} TypeScript files, {sum(map(len, sources)) / 1e6:.1f} MB (generated, seed 17)")
+        origin = f"from {args.tree}" if args.tree else "generated, seed 17"
+        print(f"{count} TypeScript files, {sum(map(len, sources)) / 1e6:.1f} MB ({origin})")
         workspace = Workspace(root)
         refs = [MaterialRef.for_current(workspace, relative, required=False) for relative, _ in written]
         get_registry()
