@@ -171,7 +171,7 @@ class SourceRange:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class CompactionProposal:
     """A proposed derived node. The core validates it before anything changes.
 

@@ -126,3 +126,24 @@ def test_derived_history_offered_again_splits_as_parsing_would_and_keeps_the_cal
         assert [compact_json(m) for m in messages] == list(texts)
         kept = [m for m in messages if any(m is original for original in second_history)]
         assert len(kept) == 3 and not any(m is original for m in messages for original in first_history)
+
+
+def test_a_layout_lives_only_as_long_as_its_proposal() -> None:
+    """A compressor that makes new proposals every call leaves nothing behind in the core."""
+    import gc
+
+    from lychd_core.compression.layouts import ProposalLayouts
+    from lychd_core.families import CompactionProposal, SourceRange
+
+    def proposal() -> CompactionProposal:
+        return CompactionProposal("out", "p@1", "sha256:" + "0" * 64, "{}", (SourceRange("a", 0, 2),), (("a", "d"),))
+
+    layouts = ProposalLayouts()
+    first, twin = proposal(), proposal()
+    message = user("q")
+    layouts.put(first, [message], ("t",), [message])
+    assert layouts.get(first) == ((0,), ("t",), 1)
+    assert first == twin and layouts.get(twin) is None, "keyed by the object, never by an equal value"
+    del first
+    gc.collect()
+    assert len(layouts) == 0

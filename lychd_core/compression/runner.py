@@ -14,14 +14,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from lychd_core.compression.errors import CompressorFailedError, MalformedProposalError
-from lychd_core.compression.memo import BoundedMemo
+from lychd_core.compression.layouts import ProposalLayouts
 from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
 from lychd_core.compression.validation import ValidatedCompaction, in_play, validate_proposals
 from lychd_core.digests import json_digest
 from lychd_core.errors import HistoryError, LychdError
-from lychd_core.families import CompactionPolicy, CompactionProposal, CompactionRequest, CompactionSource, Compressor
+from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.history import Message
@@ -219,12 +219,10 @@ def derived_messages(
         if source in history
         for message, text in zip(*history[source], strict=True)
     ]
-    proposal = compaction.proposal
-    found = _LAYOUTS.get(id(proposal))
-    if found is not None and found[0] is proposal and found[3] == len(known):
-        # The same proposal, validated against sources of the same digests: the same split.
-        _, layout, texts, _ = found
-        return tuple(known[item][0] if isinstance(item, int) else item for item in layout), texts
+    sources = [message for message, _ in known]
+    layout = _LAYOUTS.get(compaction.proposal)
+    if layout is not None and layout[2] == len(known):  # validated against sources of the same digests
+        return ProposalLayouts.messages(layout, sources), layout[1]
     try:
         messages, texts = parse_messages(compaction.node.content, compaction.node.id, known)
     except HistoryError as exc:
@@ -232,18 +230,8 @@ def derived_messages(
             f"{compaction.node.id!r} replaces history but is not complete messages: {exc}",
             output_id=compaction.node.id,
         ) from None
-    layout = tuple(
-        index if index < len(known) and message is known[index][0] else message
-        for index, message in enumerate(messages)
-    )
-    _LAYOUTS.put(id(proposal), (proposal, layout, texts, len(known)))
+    _LAYOUTS.put(compaction.proposal, messages, texts, sources)
     return messages, texts
 
 
-_LAYOUTS: BoundedMemo[int, tuple[CompactionProposal, tuple[int | Message, ...], tuple[str, ...], int]] = BoundedMemo(
-    4_096
-)
-"""How each proposal's derived history splits into messages: kept ones by their index in
-the sources, parsed ones as checked. A compressor that offers the same (immutable)
-proposal again, for a settled group at the next model call, is not parsed again. The
-proposal is held, so its id cannot be reused while remembered."""
+_LAYOUTS = ProposalLayouts()
