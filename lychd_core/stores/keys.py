@@ -94,30 +94,9 @@ def mac_of_encoded(key: bytes, *parts: bytes) -> str:
     """:func:`mac` of parts already passed through :func:`encoded` (a caller that needs the bytes anyway)."""
     if sum(map(len, parts)) < 1 << 16:
         return MAC_PREFIX + hmac.digest(key, b"\n".join(parts), "sha256").hex()  # one-shot: no HMAC object
-    streamed = streamed_mac(key, *parts[:-1])  # a run record of megabytes (its last part): no joined copy of it
+    streamed = hmac.new(key, b"\n".join([*parts[:-1], b""]), "sha256")  # a large last part: no joined copy
     streamed.update(parts[-1])
     return MAC_PREFIX + streamed.hexdigest()
-
-
-def streamed_mac(key: bytes, *leading: bytes) -> hmac.HMAC:
-    """An HMAC fed ``leading`` as :func:`mac_of_encoded` joins them, ready for one last part fed in pieces."""
-    return hmac.new(key, b"\n".join([*leading, b""]), "sha256")
-
-
-def streamed_mac_matches(streamed: hmac.HMAC, expected: object) -> bool:
-    """:func:`encoded_mac_matches` for an HMAC from :func:`streamed_mac` that has seen its last part."""
-    given = _stored_mac(expected)
-    return given is not None and hmac.compare_digest((MAC_PREFIX + streamed.hexdigest()).encode("ascii"), given)
-
-
-def _stored_mac(expected: object) -> bytes | None:
-    """A stored MAC's ASCII bytes; None for anything that cannot be one (another type, non-ASCII)."""
-    if not isinstance(expected, str):
-        return None
-    try:
-        return expected.encode("ascii")
-    except UnicodeError:
-        return None
 
 
 def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
@@ -127,5 +106,10 @@ def mac_matches(key: bytes, expected: object, *parts: str) -> bool:
 
 def encoded_mac_matches(key: bytes, expected: object, *parts: bytes) -> bool:
     """:func:`mac_matches` of parts already passed through :func:`encoded`."""
-    given = _stored_mac(expected)
-    return given is not None and hmac.compare_digest(mac_of_encoded(key, *parts).encode("ascii"), given)
+    if not isinstance(expected, str):
+        return False
+    try:
+        given = expected.encode("ascii")
+    except UnicodeError:
+        return False
+    return hmac.compare_digest(mac_of_encoded(key, *parts).encode("ascii"), given)
