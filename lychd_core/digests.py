@@ -140,18 +140,26 @@ def canonical_json(value: object) -> bytes:
     return _CANONICAL.encode(value).encode("utf-8")
 
 
+def orjson_canonical(value: object) -> bytes | None:
+    """The canonical JSON bytes of ``value`` written by orjson, or None where orjson refuses it.
+
+    Only for a value the caller built or checked to hold JSON's kinds and no float (orjson
+    would write a float, and NaN as ``null``). For such a value orjson writes byte for byte
+    the canonical form (sorted keys, compact, UTF-8, the standard library's string escapes;
+    property tests hold it to that), many times faster. It refuses a key that is not
+    exactly ``str``, an integer past 64 bits and a lone surrogate: the caller then takes
+    the standard encoder."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+
+
 def built_json_digest(value: object) -> str:
     """:func:`json_digest` of a value the caller built only from checked strings, integers,
-    ``None`` and lists of them (a graph's node summaries): the check walk is skipped.
-
-    orjson writes exactly the canonical bytes for such values (compact, UTF-8, the same
-    string escapes; see tests) about fifteen times faster; an integer past 64 bits, which
-    it refuses, goes to the standard encoder."""
-    try:
-        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        data = _CANONICAL.encode(value).encode("utf-8")
-    return sha256_digest(data)
+    ``None`` and lists of them (a graph's node summaries): the check walk is skipped."""
+    data = orjson_canonical(value)
+    return sha256_digest(_CANONICAL.encode(value).encode("utf-8") if data is None else data)
 
 
 def sha256_digest(data: bytes) -> str:

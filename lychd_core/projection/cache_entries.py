@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.digests import orjson_canonical, sha256_digest, text_digest
 from lychd_core.families import Projected
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches, mac_of_encoded
@@ -51,13 +51,10 @@ _CORE = json.JSONEncoder(
 def canonical_json(value: object) -> str:
     """Canonical JSON text of values built here (strings, integers, lists, dicts).
 
-    orjson gives the same text as ``_CORE`` for these (see ``canonical_facts``), faster;
-    what it refuses (a lone surrogate in a profile's text) takes ``_CORE``.
+    What orjson refuses (a lone surrogate in a profile's text) takes ``_CORE``.
     """
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
-    except orjson.JSONEncodeError:
-        return _CORE.encode(value)
+    data = orjson_canonical(value)
+    return _CORE.encode(value) if data is None else data.decode("utf-8")
 
 
 def _no_float(text: str) -> object:
@@ -82,12 +79,12 @@ def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes)
         "line_map": list(outcome.line_map),
         "omissions": [omission.model_dump(mode="json") for omission in outcome.omissions],
     }
-    try:
-        payload_bytes = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-        payload = payload_bytes.decode("utf-8")
-    except orjson.JSONEncodeError:  # a lone surrogate in the text: see canonical_json
+    payload_bytes = orjson_canonical(value)
+    if payload_bytes is None:  # a lone surrogate in the text: see canonical_json
         payload = _CORE.encode(value)
         payload_bytes = encoded(payload)
+    else:
+        payload = payload_bytes.decode("utf-8")
     return payload, facts.decode("utf-8"), mac_of_encoded(secret, encoded(_key_text(key)), payload_bytes, facts)
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import orjson
 from pydantic import BaseModel
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import canonical_json, has_canonical_values
+from lychd_core.digests import canonical_json, has_canonical_values, orjson_canonical
 from lychd_core.errors import PluginCallError
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_core.projection.cache_entries import CacheKey
@@ -41,12 +40,8 @@ def canonical_facts(value: object) -> bytes:
     that is not exactly ``str``. What orjson refuses (such a key, an integer past 64 bits,
     a lone surrogate) and anything not canonical take the exact route.
     """
-    if has_canonical_values(value):
-        try:
-            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-        except orjson.JSONEncodeError:
-            pass
-    return canonical_json(value)  # raises TypeError naming what is not canonical
+    data = orjson_canonical(value) if has_canonical_values(value) else None
+    return canonical_json(value) if data is None else data  # raises TypeError naming what is not canonical
 
 
 _INT = frozenset({int})  # exactly int: a bool is not a line number
