@@ -126,12 +126,7 @@ class ContextNode:
     def __post_init__(self) -> None:
         node_id = check_name("node id", self.id)
         where = f"node {node_id!r}"
-        for name, enum_type in _ENUM_FIELDS:
-            if not isinstance(getattr(self, name), enum_type):
-                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(self, name)!r}")
-        problem = ceiling_violation(self.provenance, self.authority, self.trust)
-        if problem:
-            raise GraphError(f"{where}: {problem}")
+        self._check_kind(where, _ENUM_FIELDS)
         data = self._checked_content(where)
         for name, low, high in _INT_FIELDS:
             value = getattr(self, name)
@@ -143,6 +138,19 @@ class ContextNode:
                 raise GraphError(f"{where}: only optional nodes may belong to an exclusive_group")
         self._check_visible_to(where)
         self._check_dependencies(where)
+        self._seal(data)
+
+    def _check_kind(self, where: str, enum_fields: tuple[tuple[str, type], ...]) -> None:
+        """The enum fields named have their types, and authority and trust stay under the provenance's ceilings."""
+        for name, enum_type in enum_fields:
+            if not isinstance(getattr(self, name), enum_type):
+                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(self, name)!r}")
+        problem = ceiling_violation(self.provenance, self.authority, self.trust)
+        if problem:
+            raise GraphError(f"{where}: {problem}")
+
+    def _seal(self, data: bytes) -> None:
+        """Set what is derived from the checked content's UTF-8 bytes: its digest and size."""
         object.__setattr__(self, "digest", sha256_digest(data))
         object.__setattr__(self, "byte_size", len(data))
 
@@ -223,25 +231,19 @@ class ContextNode:
         exclusive group). What is new is checked as :meth:`create` checks it; what is
         copied was checked when this node was made."""
         values = list(_SLOT_READ(self))
-        values[:7] = (id, content, provenance, authority, trust, context_class, self.requirement)
-        values[8], values[12], values[13] = token_estimate, 0, None  # token estimate, relevance, exclusive group
+        new = (id, content, provenance, authority, trust, context_class, token_estimate, 0, None)
+        for at, value in zip(_REPLACED_AT, new, strict=True):
+            values[at] = value
         clone = object.__new__(ContextNode)
         for put, value in zip(_SLOT_COPY, values, strict=True):
             put(clone, value)
         where = f"node {check_name('node id', id)!r}"
-        for name, enum_type in _ENUM_FIELDS[:4]:
-            if not isinstance(getattr(clone, name), enum_type):
-                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(clone, name)!r}")
-        problem = ceiling_violation(provenance, authority, trust)
-        if problem:
-            raise GraphError(f"{where}: {problem}")
+        clone._check_kind(where, _ENUM_FIELDS[:4])  # the requirement is this node's own
         if type(token_estimate) is not int or not 1 <= token_estimate <= MAX_INT:
             _check_int(where, "token_estimate", token_estimate, 1, MAX_INT)
         if id in self.dependencies:
             raise GraphError(f"{where}: a node may not depend on itself")
-        data = clone._checked_content(where)
-        object.__setattr__(clone, "digest", sha256_digest(data))
-        object.__setattr__(clone, "byte_size", len(data))
+        clone._seal(clone._checked_content(where))
         return clone
 
 
@@ -253,6 +255,21 @@ _INT_FIELDS = (
 )
 _SLOT_COPY = tuple(ContextNode.__dict__[name].__set__ for name in ContextNode.__slots__)
 _SLOT_READ = attrgetter(*ContextNode.__slots__)
+_REPLACED_AT = tuple(
+    ContextNode.__slots__.index(name)
+    for name in (
+        "id",
+        "content",
+        "provenance",
+        "authority",
+        "trust",
+        "context_class",
+        "token_estimate",
+        "relevance",
+        "exclusive_group",
+    )
+)
+"""Where :meth:`ContextNode.replaced_by` puts the new values among the slots."""
 
 
 def _check_int(where: str, name: str, value: object, low: int, high: int) -> None:
