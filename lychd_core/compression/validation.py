@@ -224,14 +224,7 @@ def _check_shape(proposal: object) -> str:
                 f"{output!r}: ranges must be SourceRange(node_id, start, end)", output_id=output
             )
     lineage = proposal.source_digests
-    if not isinstance(lineage, tuple):
-        lineage = None
-    else:
-        for pair in lineage:
-            if not (isinstance(pair, tuple) and len(pair) == 2):
-                lineage = None
-                break
-    if lineage is None:
+    if not isinstance(lineage, tuple) or not all(isinstance(pair, tuple) and len(pair) == 2 for pair in lineage):
         raise MalformedProposalError(
             f"{output!r}: source_digests must be a tuple of (node_id, digest) pairs", output_id=output
         )
