@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
 from lychd_compressors import elision
 from lychd_compressors.elision import ToolOutputElision, ToolOutputElisionOptions
 
+from lychd_core.assembly import ContextOrchestrator
+from lychd_core.compression.layouts import ProposalLayouts
 from lychd_core.compression.memo import BoundedMemo
 from lychd_core.compression.runner import pinned
 from lychd_core.digests import text_digest
-from lychd_core.families import CompactionRequest, CompactionSource
+from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource, SourceRange
 from lychd_core.history import compact_json
 from lychd_core.vocabulary import ContextClass, Provenance
 from tests.support.conversations import answer, tool_call, tool_return, user
@@ -110,8 +113,6 @@ def test_an_edited_settled_body_is_elided_anew_at_the_next_call() -> None:
 
 def test_derived_history_offered_again_splits_as_parsing_would_and_keeps_the_callers_messages() -> None:
     """The core remembers how a proposal's content splits; kept messages are this call's objects."""
-    from lychd_core.assembly import ContextOrchestrator
-
     cfg = config("over-budget", char_cap=30_000)
     first_history, second_history = big_tool_history(8), big_tool_history(8)  # equal, distinct objects
     orchestrator = ContextOrchestrator(cfg)
@@ -130,10 +131,6 @@ def test_derived_history_offered_again_splits_as_parsing_would_and_keeps_the_cal
 
 def test_a_layout_lives_only_as_long_as_its_proposal() -> None:
     """A compressor that makes new proposals every call leaves nothing behind in the core."""
-    import gc
-
-    from lychd_core.compression.layouts import ProposalLayouts
-    from lychd_core.families import CompactionProposal, SourceRange
 
     def proposal() -> CompactionProposal:
         return CompactionProposal("out", "p@1", "sha256:" + "0" * 64, "{}", (SourceRange("a", 0, 2),), (("a", "d"),))
