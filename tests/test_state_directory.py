@@ -65,19 +65,21 @@ def test_a_directory_tagged_as_a_cache_is_never_walked(tmp_path: Path) -> None:
     (root / "state" / "memory.sqlite3").write_bytes(b"SQLite format 3\x00")
     (root / "fake").mkdir()
     (root / "fake" / "CACHEDIR.TAG").write_text("not a signature\n")
-    prepare_state_dir(root / "build-cache")
-    prepare_state_dir(root / "state")  # a configured state_dir other than .lychd
-    assert is_cache_dir(root / "state") and not is_cache_dir(root / "fake")
+    for tagged in ("build-cache", "state"):  # another tool's cache; a configured state_dir other than .lychd
+        (root / tagged / "CACHEDIR.TAG").write_text(CACHEDIR_SIGNATURE + "\n")
+    prepare_state_dir(root / "fresh")
+    assert is_cache_dir(root / "state") and is_cache_dir(root / "fresh") and not is_cache_dir(root / "fake")
     assert walk_files(root, root).files == ["fake/CACHEDIR.TAG", "src/app.py"]
+    assert (root / "fresh" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
-def test_markers_never_replace_a_users_file(tmp_path: Path) -> None:
+def test_an_existing_state_directory_is_left_alone(tmp_path: Path) -> None:
     state = tmp_path / ".lychd"
     state.mkdir()
     (state / ".gitignore").write_text("!keep.me\n")
     prepare_state_dir(state)
+    assert sorted(p.name for p in state.iterdir()) == [".gitignore"]
     assert (state / ".gitignore").read_text() == "!keep.me\n"
-    assert is_cache_dir(state)
 
 
 def test_project_json_lists_no_state_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

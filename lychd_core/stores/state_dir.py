@@ -24,11 +24,14 @@ MARKERS = {".gitignore": GITIGNORE_TEXT, "CACHEDIR.TAG": CACHEDIR_TAG_TEXT}
 
 
 def prepare_state_dir(state_dir: Path) -> None:
-    """Create ``state_dir`` if missing and add the markers it lacks (never replacing a file)."""
+    """Create ``state_dir`` with its markers when it is missing; an existing directory
+    is left exactly as it is (its owner may have put it there on purpose)."""
+    if os.path.lexists(state_dir):
+        return
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
+        state_dir.mkdir(parents=True)
     except OSError:
-        return  # the store that needs it reports why, in its own words
+        return  # raced by another process (which marks it), or unwritable: the store reports why
     for name, text in MARKERS.items():
         with contextlib.suppress(FileExistsError, OSError):
             fd = os.open(state_dir / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
