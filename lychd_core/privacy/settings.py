@@ -143,8 +143,9 @@ class EgressConfig(_Strict):
         return self
 
     def target(self, name: str | None) -> tuple[str, EgressTarget]:
-        """The named target (or the default); an unknown name is refused naming the known ones."""
-        name = name or self.default_target
+        """The named target (``None``: the default); an unknown or empty name is refused naming the known ones."""
+        if name is None:
+            name = self.default_target
         if name in self.targets:
             return name, self.targets[name]
         if name == LOCAL_TARGET:
