@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from lychd_core.assembly.governors import BoundedMessages
-from lychd_core.assembly.nodes import HistoryNodeCache, continuation_node, history_node_id, history_nodes_of
+from lychd_core.assembly.nodes import HistoryNodeCache, Tokens, continuation_node, history_node_id, history_nodes_of
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.graph import ContextGraph, ContextNode, SelectionBounds, SelectionPlan, TokenBudget, select
 from lychd_core.history import Message, MessageGroup, iter_groups_newest_first
@@ -29,10 +29,10 @@ from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import ContextClass, Provenance
 
 HistoryPolicy = Callable[
-    [Iterator[MessageGroup], int, int, int, int], tuple[list[ContextNode], list[MessageGroup], int]
+    [Iterator[MessageGroup], int, int, int, Tokens], tuple[list[ContextNode], list[MessageGroup], int]
 ]
 """``(settled groups newest first, settled message count, turn window, character budget,
-chars per token) -> (candidate nodes, their groups, messages older than every candidate)``.
+chars per token or a token counter) -> (candidate nodes, their groups, messages older than every candidate)``.
 ``history_nodes_of`` is the default (and assembly's)."""
 
 OUTBOUND_ROLE = "writer"
