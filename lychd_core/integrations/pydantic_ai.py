@@ -40,6 +40,7 @@ except ModuleNotFoundError as exc:  # the optional extra is missing: say how to 
 
 from lychd_core.assembly.floor import BLOCK_SEPARATOR, check_floor, render_block
 from lychd_core.assembly.governors import request_input_limit, resolve_window
+from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
@@ -51,9 +52,11 @@ from lychd_core.integrations.outbound import (
     history_char_budget,
     measured,
     outbound_char_cap,
+    trim_outbound,
 )
 from lychd_core.integrations.wire_memo import WireMemo
 from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
+from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
     "GovernedContext",
@@ -188,6 +191,7 @@ class OutboundBound:
     instruction_chars: int  # the instructions sent, the floor text included
     char_cap: int  # min(char_cap, chars_per_token x window)
     input_token_limit: int | None  # window - output_reserve, when the window is known
+    trim: TrimDecision | None = None  # where the kept history starts under [history] trim, and why
 
 
 FloorProvider = Callable[[RunContext[AgentDepsT]], Sequence[Block]]
@@ -208,6 +212,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
       the caller's labels for history, the current exchange and the query. Every request
       is checked before the model is called; a refusal raises ``EgressRefused``.
     - ``on_egress``: called with the ``EgressDecision`` of every request attempt.
+    - ``history`` / ``trim_state``: the ``[history] trim`` policy and the previous start of
+      the kept history it continues from (``chunked``); one ``trim_state`` per conversation.
     """
 
     floor: Sequence[Block] = ()
@@ -220,6 +226,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     egress: EgressConfig = field(default_factory=EgressConfig)
     labels: CallLabels = field(default_factory=CallLabels)
     on_egress: Callable[[EgressDecision], None] | None = None
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    trim_state: TrimState = field(default_factory=TrimState)
     _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
@@ -265,6 +273,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             target=target,
             egress=config.egress,
             labels=labels or CallLabels(),
+            history=config.history,
         )
 
     @property
@@ -334,6 +343,15 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 instruction_chars=instruction_chars,
                 rendering_chars=rendering_chars,
             )
+            bound, trim = trim_outbound(
+                wire,
+                bound,
+                history=self.history,
+                previous=self.trim_state.start,
+                governors=self.governors,
+                char_budget=history_char_budget(self.governors, self.window, instruction_chars, rendering_chars),
+                text_of=wire.text,
+            )
             suffix = messages[bound.start :]
             if not _rendering_may_add(wire, bound.start, request_context.model):
                 sent_chars = bound.chars  # sent as recorded: the wire form is what is sent
@@ -343,6 +361,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 break
             rendering_chars = sent_chars - bound.chars
         self._check_egress(bound.kept_groups, ctx.run_step > 1)  # before the model is called
+        self.trim_state.start = bound.start
         # A new list: the request-only view. The message objects are shared, never edited.
         request_context.messages = suffix
         if self.on_bound is not None:
@@ -360,6 +379,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                     instruction_chars=instruction_chars,
                     char_cap=self._char_cap,
                     input_token_limit=self._input_limit,
+                    trim=trim,
                 )
             )
         return request_context
