@@ -25,6 +25,7 @@ from lychd_core.privacy.vault.errors import (
 )
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState
 from lychd_core.privacy.vault.rehydrate import RehydratedResult, RehydrationReceipt, Restorer, restored_label
+from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, seal_aad
 from lychd_core.privacy.vault.sqlite import immediate
 from lychd_core.privacy.vault.store import Vault
@@ -43,6 +44,7 @@ def rehydrate(
 ) -> RehydratedResult:
     """Restore the exact issued tokens at marked paths of ``returned``; consume the lease."""
     vault.hardening.require()
+    check_return(returned)
     outcome: tuple[Any, dict[str, int]] | BaseException
     with immediate(vault._connection, vault.path, "rehydrate a lease") as conn:
         row = load_row(conn, lease_id, vault.keys.kek)
