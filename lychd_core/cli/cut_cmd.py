@@ -199,9 +199,28 @@ def run_verify(args: argparse.Namespace) -> int:
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
     stored = read_chain(args.chain)
-    imported, source, origin = _source(args, profile)
+    verification = verify_stored(args, config, profile, options, vocabulary, stored, _source(args, profile))
+    if args.json:
+        emit_json(verification.to_json())
+    else:
+        _show_verdict(verification, stored.receipts)
+    verification.require()
+    return 0
+
+
+def verify_stored(
+    args: argparse.Namespace,
+    config: LychdConfig,
+    profile: CutProfile,
+    options: Any,
+    vocabulary: ClosedVocabulary,
+    stored: StoredChain,
+    sourced: tuple[Any, CallProjection, str | None],
+) -> CutVerification:
+    """The verdict over a stored chain: every receipt derived again from the report, every stored part
+    compared with what is derived (``sourced``: what :func:`_source` read from the report)."""
+    imported, source, origin = sourced
     policy = cut_policy_digest(_pin(profile), options, profile.grammar, vocabulary)
-    reversal = stored.verification.reversal
     verification = verify_cut(
         source=source,
         candidate=stored.candidate,
@@ -214,20 +233,19 @@ def run_verify(args: argparse.Namespace) -> int:
         transformer=_pin(profile),
         chain=() if imported is None else (imported.receipt(stored.plan, policy),),
         origin_digest=origin,
-        reversal=reversal,
+        reversal=stored.verification.reversal,
     )
-    if verification.verdict == "pass":
-        verification = _attest_stored(args, config, stored, verification, source)
-    if args.json:
-        emit_json(verification.to_json())
-    else:
-        _show_verdict(verification, stored.receipts)
-    verification.require()
-    return 0
+    if verification.verdict != "pass":
+        return verification
+    return _attest_stored(args, config, stored, verification, source)
 
 
 def _attest_stored(
-    args: argparse.Namespace, config: Any, stored: StoredChain, verification: CutVerification, source: CallProjection
+    args: argparse.Namespace,
+    config: LychdConfig,
+    stored: StoredChain,
+    verification: CutVerification,
+    source: CallProjection,
 ) -> CutVerification:
     """A passing verdict stands only if the stored verdict (and any lease) is exactly what was derived now."""
     problem = None

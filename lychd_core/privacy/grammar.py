@@ -130,7 +130,7 @@ def parse_text(
             allowed = vocabulary.items(spec.kind) | ({grammar.none} if spec.optional else set())
             present = set(map(itemgetter(index), records))
             if present - allowed:
-                _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records)
+                _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records, grammar)
             items |= present
         owners = set(map(itemgetter(-1), records))
     if candidate:
@@ -138,7 +138,7 @@ def parse_text(
             line = _first(records, lambda r: r[-1] != grammar.redaction)
             raise _refuse(CutReason.RECONSTRUCTION_MISMATCH, where, f"line {line} owner slot is not redacted")
     else:
-        outside = [owner for owner in owners if not grammar.owner_re.fullmatch(owner)]
+        outside = {owner for owner in owners if not grammar.owner_re.fullmatch(owner)}
         if outside:
             line = _first(records, lambda r: r[-1] in outside)
             raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} owner value is outside the slot grammar")
@@ -151,11 +151,13 @@ def _vocabulary_refusal(
     column: Sequence[str],
     allowed: frozenset[str] | set[str],
     records: Sequence[tuple[str, ...]],
+    grammar: RecordGrammar,
 ) -> None:
     """Raise for the first line whose value in ``column`` is not listed (an owner value there is named so)."""
     line = _first(column, lambda x: x not in allowed)
     part = column[line - 2]
-    if SubstringSet(set(map(itemgetter(-1), records))).occurs_in(part):
+    owners = {owner for owner in map(itemgetter(-1), records) if grammar.owner_re.fullmatch(owner)}
+    if SubstringSet(owners).occurs_in(part):
         what = f"line {line} {spec.name}: an owner value stands outside the owner slot"
         raise _refuse(CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, where, what)
     raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} {spec.name}: not in the closed vocabulary")

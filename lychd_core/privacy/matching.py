@@ -13,6 +13,10 @@ from typing import Any
 
 import ahocorasick  # type: ignore[import-not-found,unused-ignore]
 
+MAX_NEEDLE_CHARS = 4096
+"""Longest needle accepted: the automaton's trie is as deep as its longest word, and owner
+values (the needles here) are at most 100 characters by the slot grammar."""
+
 
 class SubstringSet:
     """A fixed set of non-empty needles, and where they occur in a text (one pass per text)."""
@@ -24,6 +28,8 @@ class SubstringSet:
         count = 0
         joinable = True
         for needle in needles:
+            if len(needle) > MAX_NEEDLE_CHARS:
+                raise ValueError(f"a needle of {len(needle)} characters exceeds {MAX_NEEDLE_CHARS}; check it first")
             if needle and automaton.add_word(needle, len(needle)):
                 count += 1
                 joinable = joinable and "\n" not in needle

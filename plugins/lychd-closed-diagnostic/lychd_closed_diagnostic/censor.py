@@ -91,7 +91,7 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
     if not text.startswith(GRAMMAR.header + "\n"):
         raise _uncovered(where, 1, f"expected the header {GRAMMAR.header!r}")
     lines, matches, tail = _record_lines(text)
-    owners = SubstringSet(match.group("owner") for match in matches)
+    owners = SubstringSet(m.group("owner") for m in matches if GRAMMAR.owner_re.fullmatch(m.group("owner")))
     checked: set[str] = set()
     position = len(GRAMMAR.header) + 1
     for line, match in enumerate(matches, start=2):
