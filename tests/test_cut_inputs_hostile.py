@@ -19,6 +19,7 @@ from tests.support.reversible import SCHEMA
 from tests.support.sensitive import captured
 
 REPORT = "tests/fixtures/privacy/pip-audit.json"
+PROFILE = str(Path(__file__).resolve().parents[1] / "profiles" / "default.toml")  # labels the fixture report
 DEEP = 100_000
 HOSTILE_JSON = {
     "deep": "[" * DEEP + "]" * DEEP,
@@ -60,6 +61,7 @@ def prepare_args(ws: Path, **override: str) -> list[str]:
     files = {"report": REPORT, "--plan": str(FIXTURES / "plan.toml"), "--vocabulary": str(FIXTURES / "vocabulary.toml")}
     files |= override
     return ["cut", "prepare", files.pop("report"), "--workspace", str(ws), "--owner", OWNER, "--now", str(NOW),
+            "--config", PROFILE,
             *[part for flag, value in files.items() for part in (flag, value)]]  # fmt: skip
 
 
@@ -151,6 +153,7 @@ def test_hostile_chain_files(case: str, ws: Path, capsys: pytest.CaptureFixture[
     else:
         chain = special(ws, case)
     args = ["cut", "verify", REPORT, "--workspace", str(ws), "--chain", chain, "--owner", OWNER, "--now", str(NOW),
+            "--config", PROFILE,
             "--vocabulary", str(FIXTURES / "vocabulary.toml")]  # fmt: skip
     code, _, err = run(capsys, *args)
     assert_typed(code, err, case)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from lychd_core.cli import main
 from lychd_core.cli.cut_chain import CutInputError, parse_chain
 from lychd_core.cli.cut_cmd import _profile, _source, verify_stored
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import command_config
 from lychd_core.errors import LychdError
 from lychd_core.inputs import parse_json
 from lychd_core.privacy import ClosedVocabulary, CutReason, TransformationReceipt
@@ -29,7 +29,8 @@ from tests.support.sensitive import captured
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = "tests/fixtures/privacy/pip-audit.json"
-COMMON = ("--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER, "--now", str(NOW))
+PROFILE = str(ROOT / "profiles" / "default.toml")  # labels this repository's fixture report private
+COMMON = ("--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER, "--now", str(NOW), "--config", PROFILE)
 VERIFY = ("cut", "verify", REPORT, "--workspace", str(ROOT), *COMMON)
 
 
@@ -107,9 +108,9 @@ class Verifier:
 
     def __init__(self) -> None:
         self.args = argparse.Namespace(
-            report=REPORT, workspace=str(ROOT), config=None, format="pip-audit", owner=OWNER, now=NOW
+            report=REPORT, workspace=str(ROOT), config=PROFILE, format="pip-audit", owner=OWNER, now=NOW
         )
-        self.config = checked_config(None)
+        self.config = command_config(self.args)
         self.profile, self.options = _profile(self.config)
         self.vocabulary = ClosedVocabulary.load(FIXTURES / "vocabulary.toml")
         self.sourced = _source(self.args, self.profile)
