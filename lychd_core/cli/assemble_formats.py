@@ -128,8 +128,7 @@ def markdown_text(assembled: AssembledContext, summary: AssemblySummary) -> str:
     lines += ["", "## Privacy and egress", ""]
     lines.append(f"- label: **{summary.label}**" + (f", set by {because}" if because else ""))
     lines += [f"- egress: {summary.egress}", f"- prefix digest: `{summary.prefix_digest}`"]
-    if summary.ranking is not None:
-        lines.append(f"- {summary.ranking}")
+    lines += [f"- {line}" for line in (summary.ranking, summary.compression) if line is not None]
     lines += ["", "## The context, as the model receives it", ""]
     for segment in prompt_segments(assembled):
         name = describe(segment.source_id)

@@ -32,26 +32,26 @@ def show_summary(console: Console, summary: AssemblySummary) -> None:
     budget = summary.budget
     console.print(
         f"[bold]context for run {plain(summary.run_id)}[/] (role {plain(summary.role)}): "
-        f"{budget.used:,} of {budget.cap:,} {budget.unit} used",
-        soft_wrap=True,
+        f"{budget.used:,} of {budget.cap:,} {budget.unit} used"
     )
     if summary.config is not None:
-        console.print(f"config: {plain(summary.config)}", soft_wrap=True)
-    console.print(f"budget in {budget.unit}: {plain(budget.basis)}", soft_wrap=True)
+        console.print(f"config: {plain(summary.config)}")
+    console.print(f"budget in {budget.unit}: {plain(budget.basis)}")
     console.print(budget_bar(budget))
     console.print(budget_legend(budget))
     for line in counts_lines(summary, console.width):
         console.print(plain(line), soft_wrap=True)
     show_material(console, summary.material, budget.unit)
     show_unavailable(console, summary.unavailable)
-    if summary.ranking is not None:
-        console.print(plain(summary.ranking), soft_wrap=True)
+    for words in (summary.ranking, summary.compression):
+        if words is not None:
+            console.print(plain(words))
     for note in summary.notes:
-        console.print(f"note: {plain(note)}", soft_wrap=True)
-    console.print(plain(label_line(summary)), soft_wrap=True)
-    console.print(f"egress: {plain(summary.egress)}", soft_wrap=True)
-    console.print(f"prefix digest: {summary.prefix_digest}", soft_wrap=True)
-    console.print("[dim]--explain: every node and why; --format prompt: the text the model receives[/]", soft_wrap=True)
+        console.print(f"note: {plain(note)}")
+    console.print(plain(label_line(summary)))
+    console.print(f"egress: {plain(summary.egress)}")
+    console.print(f"prefix digest: {summary.prefix_digest}")
+    console.print("[dim]--explain: every node and why; --format prompt: the text the model receives[/]")
 
 
 def budget_bar(budget: Budget) -> Text:
@@ -112,8 +112,7 @@ def show_material(console: Console, material: tuple[Material, ...], unit: str) -
     console.print(
         f"[bold]selected files[/] ({len(material):,}: "
         + ", ".join(f"{n:,} {view}" for view, n in sorted(views.items()))
-        + "), required first, then by rank:",
-        soft_wrap=True,
+        + "), required first, then by rank:"
     )
     rows = [
         [
@@ -128,24 +127,23 @@ def show_material(console: Console, material: tuple[Material, ...], unit: str) -
     ]
     header = ["rank", "view", unit, "score", "file", "why"]
     for line in columns(header, rows, console.width, frozenset({0, 2, 3})):
-        console.print(plain(line), soft_wrap=True, highlight=False)
+        console.print(plain(line), soft_wrap=True)
     rest = material[SHOWN_FILES:]
     if rest:
         tail = Counter(row.view for row in rest)
         console.print(
-            f"... and {len(rest):,} more ("
+            f"... and {len(rest):,} more: "
             + ", ".join(f"{n:,} {view}" for view, n in sorted(tail.items()))
-            + f", {sum(row.size for row in rest):,} {unit}); --explain or --format markdown lists every one",
-            soft_wrap=True,
+            + f" ({sum(row.size for row in rest):,} {unit}); --format markdown lists them all"
         )
 
 
 def show_unavailable(console: Console, unavailable: tuple[tuple[str, str], ...]) -> None:
     if not unavailable:
         return
-    console.print(f"could not use {len(unavailable):,} file(s):", soft_wrap=True)
+    console.print(f"could not use {len(unavailable):,} file(s):")
     for what, reason in unavailable[:SHOWN_UNAVAILABLE]:
-        console.print(f"  {plain(what)}: {plain(reason)}", soft_wrap=True, overflow="ellipsis")
+        console.print(f"  {plain(what)}: {plain(reason)}", no_wrap=True, overflow="ellipsis")
     if len(unavailable) > SHOWN_UNAVAILABLE:
         console.print(f"  ... and {len(unavailable) - SHOWN_UNAVAILABLE:,} more (--explain lists every one)")
 

@@ -122,6 +122,8 @@ class AssemblySummary:
     egress: str
     prefix_digest: str
     ranking: str | None
+    compression: str | None = None
+    """What compression did, in words (``None`` when its placement is ``never``)."""
     notes: tuple[str, ...] = ()
     config: str | None = None
     """The configuration in use, as the summary names it (``None``: not named)."""
@@ -153,6 +155,7 @@ def summarize(
         egress=_egress_words(target, egress),
         prefix_digest=assembled.prefix_digest,
         ranking=_ranking_words(assembled),
+        compression=_compression_words(assembled.compression),
         notes=tuple(assembled.ranking.notes) if assembled.ranking is not None else (),
     )
 
@@ -286,8 +289,14 @@ def describe(node_id: str) -> str:
         return "the instructions"
     if node_id.startswith("L3:"):
         return "the environment snapshot"
-    if node_id.startswith("history:"):
-        return "history " + node_id.removeprefix("history:")
+    derived, _, source = node_id.partition(":history:")
+    if source or node_id.startswith("history:"):
+        span = source or node_id.removeprefix("history:")
+        first, _, end = span.partition("-")
+        words = f"history messages {int(first)}-{int(end) - 1}" if first.isdigit() and end.isdigit() else span
+        return f"{words} ({derived}, a compaction)" if source else words
+    if node_id.startswith("memory:"):
+        return "memory " + node_id.removeprefix("memory:")
     if node_id in ("query", "continuation"):
         return f"the {node_id}"
     return node_id
@@ -308,3 +317,15 @@ def _ranking_words(assembled: AssembledContext) -> str | None:
     scored = sum(1 for entry in report.entries if entry.score)
     names = " and ".join(pin.split("@")[0] for pin, _ in report.profiles)
     return f"files ranked for the query by {names}: {scored} of {len(report.entries)} matched"
+
+
+def _compression_words(report: dict[str, Any] | None) -> str | None:
+    if report is None or (not report["ran"] and report["placement"] == "never"):
+        return None
+    if not report["ran"]:
+        return f"compression ({report['placement']}) did not run: {report['reason']}"
+    count = len(report["compactions"])
+    return (
+        f"compression ({report['placement']}): {report['reason']}; {count:,} compaction(s) saved "
+        f"{report['saved']['chars']:,} characters (--explain lists them)"
+    )
