@@ -8,7 +8,7 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
@@ -51,16 +51,39 @@ CONTINUATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.CONS
 HISTORY = NodeKind(Provenance.AGENT, Authority.NON_AUTHORITATIVE, Trust.CONSTRAINED, ContextClass.HISTORY)
 
 
+Tokens = int | Callable[[str], int]
+"""How a node's tokens are counted: characters per token (the reference estimate), or a
+counter (``lychd_core.tokens.BoundCounter``, the configured ``[tokens] counter``)."""
+
+
 def estimate_tokens(chars: int, chars_per_token: int) -> int:
     """Conservative: ceil(chars / chars_per_token), at least one."""
     return max(1, -(-chars // chars_per_token))
+
+
+def count_tokens(content: str, tokens: Tokens) -> int:
+    """The node's token estimate: the counter's count (or the reference estimate), at least one."""
+    if isinstance(tokens, int):
+        return estimate_tokens(len(content), tokens)
+    return max(1, tokens(content))
+
+
+def room_chars(usable_tokens: int, floor: Sequence[Block], tokens: Tokens) -> int:
+    """Characters that ``usable_tokens`` hold, for planning views before nodes exist: at the
+    reference's characters per token, or at the counter's own ratio over the floor's texts
+    (counted now, so the nodes made next find their counts cached)."""
+    if isinstance(tokens, int):
+        return usable_tokens * tokens
+    chars = sum(len(block.text) for block in floor)
+    counted = sum(tokens(block.text) for block in floor)
+    return usable_tokens * chars // counted if counted else usable_tokens
 
 
 def make_node(
     node_id: str,
     content: str,
     kind: NodeKind,
-    chars_per_token: int,
+    chars_per_token: Tokens,
     *,
     required: bool,
     priority: int = 0,
@@ -79,7 +102,7 @@ def make_node(
         context_class=kind.context_class,
         requirement=Requirement.REQUIRED if required else Requirement.OPTIONAL,
         priority=priority,
-        token_estimate=max(token_estimate, estimate_tokens(len(content), chars_per_token)),
+        token_estimate=max(token_estimate, count_tokens(content, chars_per_token)),
         recency=recency,
         visible_to=None,
         dependencies=dependencies,
@@ -93,7 +116,7 @@ def floor_node_id(block: Block) -> str:
 
 
 def floor_node(
-    block: Block, *, required: bool, chars_per_token: int, relevance: int = 0, group: str | None = None
+    block: Block, *, required: bool, chars_per_token: Tokens, relevance: int = 0, group: str | None = None
 ) -> ContextNode:
     kind = FLOOR_KINDS[block.layer]
     return make_node(
@@ -108,17 +131,24 @@ def floor_node(
     )
 
 
-def memory_node(node_id: str, text: str, token_estimate: int, chars_per_token: int) -> ContextNode:
+def memory_node(node_id: str, text: str, token_estimate: int, chars_per_token: Tokens) -> ContextNode:
     return make_node(
-        node_id, text, MEMORY, chars_per_token, required=False, priority=PRIORITY_MEMORY, token_estimate=token_estimate
+        node_id,
+        text,
+        MEMORY,
+        chars_per_token,
+        required=False,
+        priority=PRIORITY_MEMORY,
+        # the evidence's own estimate is characters-based: a configured counter replaces it
+        token_estimate=token_estimate if isinstance(chars_per_token, int) else 0,
     )
 
 
-def query_node(query: str, chars_per_token: int) -> ContextNode:
+def query_node(query: str, chars_per_token: Tokens) -> ContextNode:
     return make_node("query", query, QUERY, chars_per_token, required=True)
 
 
-def continuation_node(text: str, chars_per_token: int) -> ContextNode:
+def continuation_node(text: str, chars_per_token: Tokens) -> ContextNode:
     return make_node("continuation", text, CONTINUATION, chars_per_token, required=True)
 
 
@@ -128,7 +158,7 @@ def history_node_id(group: MessageGroup) -> str:
 
 
 def history_node(
-    group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: int
+    group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: Tokens
 ) -> ContextNode:
     return make_node(
         history_node_id(group),
@@ -163,7 +193,7 @@ def labels_of_nodes(
 
 
 def history_nodes_within(
-    history: Sequence[Message], turn_window: int, char_budget: int, cpt: int
+    history: Sequence[Message], turn_window: int, char_budget: int, cpt: Tokens
 ) -> tuple[list[ContextNode], list[MessageGroup], int]:
     """Nodes for the newest groups the governors could keep, plus the first that cannot.
 

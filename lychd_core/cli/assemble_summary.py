@@ -190,7 +190,11 @@ def _budget(assembled: AssembledContext) -> Budget:
         basis = (
             f"window {bounds.window:,} tokens less {bounds.reserve_output:,} reserved for output"
             + (f" and {bounds.protocol_overhead:,} overhead" if bounds.protocol_overhead else "")
-            + f"; tokens estimated as characters / {bounds.chars_per_token}"
+            + (
+                f"; tokens estimated as characters / {bounds.chars_per_token}"
+                if bounds.token_counter == "reference"
+                else f"; tokens counted by {bounds.token_counter}"
+            )
         )
     shown = {part: parts[part] for part in PARTS if parts[part]}
     return Budget(unit, sum(shown.values()), cap, shown, basis)
