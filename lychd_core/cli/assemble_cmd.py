@@ -17,7 +17,7 @@ from lychd_core.cli.assemble_formats import markdown_text, prompt_text
 from lychd_core.cli.assemble_show import show_summary
 from lychd_core.cli.assemble_summary import AssemblySummary, summarize
 from lychd_core.cli.label_view import add_label_arguments, caller_labels
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config, config_in_use
 from lychd_core.cli.output import console, json_text, write_output
 from lychd_core.cli.progress import progress_bar
 from lychd_core.errors import AssemblyError, MaterialError
@@ -37,7 +37,7 @@ SUMMARY_WIDTH = 100
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("assemble", help="assemble one bounded, explained context (the main job)")
-    parser.add_argument("--config", help="TOML configuration (default: the embedded profiles/default.toml)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--workspace", default=".", help="workspace root that material paths are relative to")
     parser.add_argument(
         "--material",
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         raise AssemblyError(
             f"--explain adds the per-node table to the summary; it does not go with --format {output_format}"
         )
-    config = checked_config(args.config, for_model_call=True)
+    config = command_config(args, for_model_call=True)
     query = _query(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         orchestrator.close()
     egress = None if args.target is None else orchestrator.gate.check(assembled, args.target).to_json()
-    summary = summarize(assembled, skipped, args.target, egress)
+    summary = summarize(assembled, skipped, args.target, egress, config=config_in_use(args))
     if args.output is None and output_format == "summary":
         show_summary(console, summary)
         if args.explain:

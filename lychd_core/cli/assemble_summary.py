@@ -137,8 +137,11 @@ def summarize(
     skipped: list[Unexplained],
     target: str | None,
     egress: dict[str, Any] | None,
+    *,
+    config: str | None = None,
 ) -> AssemblySummary:
-    """The summary of one assembly; ``egress`` is the gate's decision for ``target`` (as JSON)."""
+    """The summary of one assembly; ``egress`` is the gate's decision for ``target`` (as JSON),
+    ``config`` names the configuration in use."""
     budget = _budget(assembled)
     rankings = node_rankings(assembled.ranking, assembled.plan) if assembled.ranking is not None else {}
     label = assembled.label
@@ -157,6 +160,7 @@ def summarize(
         ranking=_ranking_words(assembled),
         compression=_compression_words(assembled.compression),
         notes=tuple(assembled.ranking.notes) if assembled.ranking is not None else (),
+        config=config,
     )
 
 
