@@ -8,7 +8,7 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
@@ -200,19 +200,61 @@ def history_nodes_within(
     Scanning stops there, so the cost depends on what is kept, not on history length.
     Returns the nodes, their groups, and how many older messages never became nodes.
     """
+    return history_nodes_of(iter_groups_newest_first(history), len(history), turn_window, char_budget, cpt)
+
+
+HistoryNodeCache = dict[tuple[str, str | None, int], tuple[tuple[str, ...], ContextNode]]
+"""History nodes already built, by (node id, the id it depends on, chars per token): reused while the
+group's texts are the same string objects (an adapter's wire memo hands out the same ones)."""
+
+HISTORY_NODE_CACHE_LIMIT = 1024
+
+
+def history_nodes_of(
+    groups_newest_first: Iterator[MessageGroup],
+    total: int,
+    turn_window: int,
+    char_budget: int,
+    cpt: Tokens,
+    cache: HistoryNodeCache | None = None,
+) -> tuple[list[ContextNode], list[MessageGroup], int]:
+    """``history_nodes_within`` over groups already being read (newest first) from a
+    history of ``total`` messages: the one history policy of assembly and every adapter.
+
+    A group's recency is its end: newer groups rank higher, and a settled group's node
+    is the same request after request (so ``cache`` can hold it)."""
     nodes: list[ContextNode] = []
     groups: list[MessageGroup] = []
     if turn_window <= 0:
-        return nodes, groups, len(history)
+        return nodes, groups, total
     used = 0
     newer = None
-    for recency, group in enumerate(iter_groups_newest_first(history)):
-        text = "".join(group.texts)
-        nodes.append(history_node(group, text, newer, len(history) - recency, cpt))
+    for group in groups_newest_first:
+        nodes.append(_history_node_cached(group, newer, cpt, cache))
         groups.append(group)
         newer = group
-        used += len(text)
+        used += group.chars
         if len(groups) > turn_window or used > char_budget:
             break
-    older = groups[-1].start if groups else len(history)
+    older = groups[-1].start if groups else total
     return nodes, groups, older
+
+
+def _history_node_cached(
+    group: MessageGroup, newer: MessageGroup | None, cpt: Tokens, cache: HistoryNodeCache | None
+) -> ContextNode:
+    if cache is None or not isinstance(cpt, int):  # a counter object may change its counts: build anew
+        return history_node(group, "".join(group.texts), newer, group.end, cpt)
+    key = (history_node_id(group), None if newer is None else history_node_id(newer), cpt)
+    held = cache.get(key)
+    if held is not None and len(held[0]) == len(group.texts) and all(map(_same, held[0], group.texts)):
+        return held[1]
+    node = history_node(group, "".join(group.texts), newer, group.end, cpt)
+    if len(cache) >= HISTORY_NODE_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = (group.texts, node)
+    return node
+
+
+def _same(a: str, b: str) -> bool:
+    return a is b
