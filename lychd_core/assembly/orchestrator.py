@@ -156,7 +156,7 @@ class ContextOrchestrator:
         with open_memory_store(self.config, self.workspace.root, create=False) as store:
             return store.query(
                 MemoryQuery(
-                    scope=MemoryScope(**scope_fields, role=role),
+                    scope=MemoryScope(**scope_fields),  # the asking role is the profile, not the scope
                     now=store.last_observation() if now is None else now,
                     role_profile=self.role_profile(role),
                     **query,
