@@ -228,7 +228,7 @@ def check_messages(value: object, what: str = "history") -> list[Message]:
     return [check_message(item, f"{what}[{index}]") for index, item in enumerate(value)]
 
 
-def starts_group(messages: Sequence[Message], index: int) -> bool:
+def starts_group(messages: Sequence[Message], index: int, checked: bool = False) -> bool:
     """Whether ``messages[index]`` opens a new complete group.
 
     A request carrying tool returns or retries never opens a group, even under a new
@@ -243,8 +243,9 @@ def starts_group(messages: Sequence[Message], index: int) -> bool:
     if request and _continues(message):
         return False
     run_id = message.get("run_id")
-    if run_id is not None:  # the older neighbour is read here, so it is checked here
-        return bool(check_message(messages[index - 1], f"history[{index - 1}]").get("run_id") != run_id)
+    if run_id is not None:  # the older neighbour is read here, so it is checked here (unless already)
+        older = messages[index - 1] if checked else check_message(messages[index - 1], f"history[{index - 1}]")
+        return bool(older.get("run_id") != run_id)
     return request  # a plain request (one carrying a return or retry returned above)
 
 
@@ -274,18 +275,20 @@ class MessageGroup:
 
 
 def iter_groups_newest_first(
-    messages: Sequence[Message], text_of: Callable[[int], str] | None = None
+    messages: Sequence[Message], text_of: Callable[[int], str] | None = None, checked: bool = False
 ) -> Iterator[MessageGroup]:
     """Yield complete groups from the newest backward, validating what it reads.
 
     ``text_of(index)``, when given, is ``compact_json(messages[index])`` already known
-    (a caller that keeps it across requests)."""
+    (a caller that keeps it across requests). ``checked``: every message was validated
+    by ``check_message`` when the caller converted it (tool pairing is still checked)."""
     end = len(messages)
     texts: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
-        check_message(messages[index], f"history[{index}]")
+        if not checked:
+            check_message(messages[index], f"history[{index}]")
         texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
-        if starts_group(messages, index):
+        if starts_group(messages, index, checked):
             check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
             yield MessageGroup(index, end, tuple(reversed(texts)))
             end = index

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from lychd_core.assembly.execution import (
 from lychd_core.assembly.execution import kept_labels as execution_labels
 from lychd_core.assembly.execution import required_chars as execution_required_chars
 from lychd_core.assembly.nodes import (
+    Tokens,
     continuation_node,
     floor_node,
     floor_node_id,
@@ -32,6 +34,7 @@ from lychd_core.assembly.nodes import (
     labels_of_nodes,
     memory_node,
     query_node,
+    room_chars,
 )
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
@@ -58,6 +61,8 @@ from lychd_core.ranking import rank_floor, ranking_query
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores.factory import open_memory_store, open_projection_cache
+from lychd_core.tokens import REFERENCE_PIN, BoundCounter
+from lychd_core.tokens.resolve import resolve_counter
 from lychd_core.vocabulary import Requirement
 
 UNBOUNDED_SCAN = 1 << 62
@@ -92,6 +97,7 @@ class ContextOrchestrator:
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
         self._role_profiles: tuple[object, object, dict[str, RoleProfile]] = (None, None, {})
+        self._counters: tuple[object, object, BoundCounter | None] = (None, None, None)
         self.environments = EnvironmentSnapshots()
         self.gate = EgressGate(self.config.egress)
 
@@ -141,6 +147,18 @@ class ContextOrchestrator:
         if profile is None:
             profile = known.setdefault(role, config.role_profile(role, registry))
         return profile
+
+    def token_counter(self) -> BoundCounter:
+        """The configured ``[tokens] counter``, bound once per configuration (its cache lives with it)."""
+        config, registry = self.config, self.registry
+        with self._lock:
+            if self._counters[0] is config and self._counters[1] is registry and self._counters[2] is not None:
+                return self._counters[2]
+        state = self.config.stores.state_path(self.workspace.root) if self.workspace is not None else None
+        counter = resolve_counter(config, registry, state_dir=state)
+        with self._lock:
+            self._counters = (config, registry, counter)
+        return counter
 
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).
@@ -219,8 +237,10 @@ class ContextOrchestrator:
         role = role or self.config.assembly.role
         memory_plan = memory.to_json(explain=False) if isinstance(memory, RetrievalPlan) else None
         memory = memory.evidence() if isinstance(memory, RetrievalPlan) else tuple(memory)
-        bounds = assembly_bounds(self.config, grant, window, reserve_output)
+        counter = self.token_counter()
+        bounds = replace(assembly_bounds(self.config, grant, window, reserve_output), token_counter=counter.pin)
         cpt = bounds.chars_per_token
+        tokens: Tokens = cpt if counter.pin == REFERENCE_PIN else counter
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
         continuation_text = "".join(continuation_json)
         # Refuse by budget before projecting anything when what is already known cannot fit.
@@ -233,21 +253,22 @@ class ContextOrchestrator:
         alternates: dict[str, Contribution] = {}  # verbatim block key -> its structure outline
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts, alternates)
         seed = ranking_query(self.config, query, history, floor, floor_required)
-        room = min(bounds.char_cap, bounds.budget.usable * cpt) - len(query) - len(continuation_text)
+        room = min(bounds.char_cap, room_chars(bounds.budget.usable, floor, tokens)) - len(query)
+        room -= len(continuation_text)
         room -= sum(len(block.text) for block, req in zip(floor, floor_required, strict=True) if req)
         ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room, alternates)
         floor, floor_required = [p.block for p in ranked.placements], [p.required for p in ranked.placements]
         nodes: list[ContextNode] = [
-            floor_node(p.block, required=p.required, chars_per_token=cpt, relevance=p.relevance, group=p.group)
+            floor_node(p.block, required=p.required, chars_per_token=tokens, relevance=p.relevance, group=p.group)
             for p in ranked.placements
         ]
-        nodes += [memory_node(m.node_id, m.text, m.token_estimate, cpt) for m in memory]
-        nodes.append(query_node(query, cpt))
+        nodes += [memory_node(m.node_id, m.text, m.token_estimate, tokens) for m in memory]
+        nodes.append(query_node(query, tokens))
         if continuation_json:
-            nodes.append(continuation_node(continuation_text, cpt))
+            nodes.append(continuation_node(continuation_text, tokens))
         if execution is not None:
             execution = ExecutionProjection.parse(execution)
-            nodes += execution_nodes(execution, cpt)
+            nodes += execution_nodes(execution, tokens)
 
         parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
         for block, req in zip(floor, floor_required, strict=True):
@@ -264,7 +285,7 @@ class ContextOrchestrator:
             () if execution is not None else history,
             bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
             UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
-            cpt,
+            tokens,
         )
         nodes += history_nodes
         if execution is not None and history:

@@ -12,7 +12,7 @@ from rich.text import Text
 from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.cli.label_view import add_label_arguments, caller_labels, joined_label_line, label_cell
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.cli.rank_cmd import rank_text, ranking_summary
 from lychd_core.errors import AssemblyError, MaterialError
@@ -39,7 +39,7 @@ BAR_STYLES = {
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("assemble", help="assemble one bounded, explained context (the main job)")
-    parser.add_argument("--config", help="TOML configuration (default: the embedded profiles/default.toml)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--workspace", default=".", help="workspace root that material paths are relative to")
     parser.add_argument(
         "--material",
@@ -117,7 +117,7 @@ def _material_refs(
 
 
 def run(args: argparse.Namespace) -> int:
-    config = checked_config(args.config, for_model_call=True)
+    config = command_config(args, for_model_call=True)
     query = _query(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None

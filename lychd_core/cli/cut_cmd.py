@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lychd_core.cli.cut_lease import prepare_with_lease
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, validation_problems
 from lychd_core.digests import sha256_digest
@@ -58,7 +58,7 @@ def add_parser(subparsers: Any) -> None:
         sub.add_argument("--vocabulary", required=True, help="the closed public vocabulary (TOML)")
         sub.add_argument("--owner", default="", help="the report's owner (the sensitive value; importers need it)")
         sub.add_argument("--format", default="pip-audit", help=f"an importer of the profile, or {TEXT_FORMAT!r}")
-        sub.add_argument("--config", help="TOML configuration (default: the embedded default)")
+        sub.add_argument("--config", help=CONFIG_HELP)
         sub.add_argument("--workspace", default=".", help="workspace root the report path is relative to")
         sub.add_argument("--now", type=int, help="current time in Unix seconds (default: the clock)")
         add_json_flag(sub)
@@ -97,7 +97,7 @@ def _source(args: argparse.Namespace, profile: CutProfile) -> tuple[Any, CallPro
         data = (workspace.root / relative).read_bytes()
     except OSError as exc:
         raise CutInputError(f"{args.report}: cannot read the report: {exc.strerror}") from None
-    config = checked_config(args.config)
+    config = command_config(args)
     label = label_for(config.labels, relative, sha256_digest(data))
     if args.format == TEXT_FORMAT:
         try:
@@ -118,7 +118,7 @@ def _now(args: argparse.Namespace) -> int:
 
 
 def run_prepare(args: argparse.Namespace) -> int:
-    config = checked_config(args.config)
+    config = command_config(args)
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
     imported, source, origin = _source(args, profile)
@@ -178,7 +178,7 @@ def _show_verdict(verification: CutVerification, receipts: tuple[TransformationR
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    config = checked_config(args.config)
+    config = command_config(args)
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
     _, source, origin = _source(args, profile)

@@ -18,6 +18,7 @@ from lychd_core.privacy.reversible import PreparedReversibleCut, ReversibleCutPr
 from lychd_core.privacy.vault import HardeningReport, RehydrationSchema, Vault, harden_process
 from lychd_core.privacy.vault.lease import LeaseTerms
 from lychd_core.privacy.vault.store import wall_clock
+from lychd_core.stores.factory import prepare_for
 
 
 def _vault_option(config: LychdConfig, name: str) -> bool:
@@ -28,6 +29,7 @@ def _vault_option(config: LychdConfig, name: str) -> bool:
 def open_vault(config: LychdConfig, root: Path, clock: Callable[[], int] | None = None) -> Vault:
     """The workspace vault, hardened (with ``mlockall`` when the pinned profile's options ask for it)."""
     stores = config.stores
+    prepare_for(config, root, stores.path_of(stores.vault, root))
     return Vault.open(
         stores.path_of(stores.vault, root),
         stores.path_of(stores.vault_keys, root),

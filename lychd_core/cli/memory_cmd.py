@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, checked_config, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import ConfigError
@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("memory", help="add, forget, query and inspect derived memories")
     actions = parser.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML configuration (default: the embedded default)")
+    common.add_argument("--config", help=CONFIG_HELP)
     common.add_argument("--workspace", default=".", help="workspace root holding the state directory (default: .)")
     add_json_flag(common)
 
@@ -79,7 +79,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _config(args: argparse.Namespace) -> LychdConfig:
-    return checked_config(args.config)
+    return command_config(args)
 
 
 def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:

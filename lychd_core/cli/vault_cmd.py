@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from rich.table import Table
 
 from lychd_core.cli.cut_lease import open_vault, vault_hardening
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.privacy.vault import (
@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("vault", help="inspect, purge and rehydrate through the pseudonym-map vault")
     actions = parser.add_subparsers(dest="vault_command", metavar="ACTION", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML configuration (default: the embedded default)")
+    common.add_argument("--config", help=CONFIG_HELP)
     common.add_argument("--workspace", default=".", help="workspace root holding the state directory (default: .)")
     add_json_flag(common)
 
@@ -50,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path, LychdConfig]:
-    config: LychdConfig = checked_config(args.config)
+    config: LychdConfig = command_config(args)
     root, stores = Path(args.workspace), config.stores
     return stores.path_of(stores.vault, root), stores.path_of(stores.vault_keys, root), config
 

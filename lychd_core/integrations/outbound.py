@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar, overload
 
-from lychd_core.assembly.governors import BoundedMessages, bound_messages, effective_char_cap
+from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
+from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
 from lychd_core.config import Governors
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.history import Message, compact_json
+from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection, select_history
 from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
+from lychd_core.roles import RoleProfile
 
 ItemT = TypeVar("ItemT")
 
@@ -39,7 +42,8 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
     one read in one call (reading goes newest first, so those are read next): one
     serializer call per chunk instead of per message, at most ``chunk - 1`` converted
     beyond what bounding reads. With ``memo``, items converted by an earlier request
-    (the same live, unchanged objects) are not converted again, nor their JSON redone."""
+    (the same live, unchanged objects) are not converted again, nor their JSON redone.
+    With ``checked``, the converters validate, so grouping does not validate again."""
 
     def __init__(
         self,
@@ -48,7 +52,10 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         convert_many: Callable[[Sequence[ItemT]], list[Message]] | None = None,
         chunk: int = 4,
         memo: WireMemo[ItemT] | None = None,
+        checked: bool = False,
     ) -> None:
+        self.checked = checked
+        """Whether ``convert`` and ``convert_many`` validate (``check_message``) what they return."""
         self._items = items
         self._convert = convert
         self._convert_many = convert_many
@@ -98,7 +105,11 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         """The compact JSON of ``self[index]`` (its cost), computed once per message object."""
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = compact_json(self._at(index))
+            message = self._at(index)  # a memo hit brings its text along
+            text = self._texts.get(index)
+            if text is not None:
+                return text
+            text = self._texts[index] = compact_json(message)
             entry = self._entries.get(index)
             if entry is not None:
                 entry.text = text
@@ -156,16 +167,44 @@ def bound_outbound(
     instruction_chars: int,
     rendering_chars: int = 0,
 ) -> BoundedMessages:
-    """Which suffix ``wire[start:]`` one request keeps.
+    """Which suffix ``wire[start:]`` one request keeps (``select_outbound``'s bound).
 
     The newest group (the in-progress exchange) is kept whole or the request is
     refused with ``ContextBudgetExceededError``; older complete groups follow newest
     first while they fit the turn window and the characters left after the
     instructions. ``wire`` may be plain wire messages or a ``LazyWire``.
     """
+    return select_outbound(
+        wire, governors=governors, window=window, instruction_chars=instruction_chars, rendering_chars=rendering_chars
+    ).bounded
+
+
+def select_outbound(
+    wire: Sequence[Message],
+    *,
+    governors: Governors,
+    window: int | None,
+    instruction_chars: int,
+    rendering_chars: int = 0,
+    profile: RoleProfile | None = None,
+    policy: HistoryPolicy = history_nodes_of,
+    cache: HistoryNodeCache | None = None,
+) -> HistorySelection:
+    """``bound_outbound`` with the selector's plan: the graph selector of ``lychd assemble``
+    over the groups of ``wire``, within the characters left after the instructions."""
     budget = history_char_budget(governors, window, instruction_chars, rendering_chars)
     view = wire if isinstance(wire, LazyWire) else LazyWire(wire, _identity)
-    return bound_messages(view, turn_window=governors.turn_window, char_budget=budget, text_of=view.text)
+    return select_history(
+        view,
+        turn_window=governors.turn_window,
+        char_budget=budget,
+        chars_per_token=governors.chars_per_token,
+        text_of=view.text,
+        profile=profile,
+        policy=policy,
+        cache=cache,
+        checked=view.checked,
+    )
 
 
 def _identity(message: Message) -> Message:

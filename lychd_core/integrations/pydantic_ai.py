@@ -39,21 +39,16 @@ except ModuleNotFoundError as exc:  # the optional extra is missing: say how to 
     ) from exc
 
 from lychd_core.assembly.floor import BLOCK_SEPARATOR, check_floor, render_block
-from lychd_core.assembly.governors import request_input_limit, resolve_window
+from lychd_core.assembly.governors import BoundedMessages, request_input_limit, resolve_window
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
 from lychd_core.history import Message, check_message, check_messages, message_chars
-from lychd_core.integrations.egress import CallLabels, request_node_labels
-from lychd_core.integrations.outbound import (
-    LazyWire,
-    bound_outbound,
-    history_char_budget,
-    measured,
-    outbound_char_cap,
-)
+from lychd_core.integrations.egress import CallLabels
+from lychd_core.integrations.outbound import LazyWire, measured
+from lychd_core.integrations.outbound_engine import OutboundEngine
 from lychd_core.integrations.wire_memo import WireMemo
-from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
+from lychd_core.privacy import EgressConfig, EgressDecision
 
 __all__ = [
     "GovernedContext",
@@ -223,23 +218,25 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
-    _char_cap: int = field(init=False, repr=False, default=0)
-    _input_limit: int | None = field(init=False, repr=False, default=None)
+    _engine: OutboundEngine = field(init=False, repr=False, compare=False)
     # Settled messages are the same objects request after request: convert each once.
     _memo: WireMemo[ModelMessage] = field(init=False, repr=False, compare=False, default_factory=WireMemo)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.governors, Governors):
-            raise BudgetError(f"governors must be a lychd_core.config.Governors, got {type(self.governors).__name__}")
-        self.window = resolve_window(self.window, None)
-        if isinstance(self.output_reserve, bool) or not isinstance(self.output_reserve, int) or self.output_reserve < 0:
-            raise BudgetError(f"output_reserve must be an integer >= 0, got {self.output_reserve!r}")
+        self._engine = OutboundEngine(
+            adapter="pydantic-ai",
+            governors=self.governors,
+            window=self.window,
+            output_reserve=self.output_reserve,
+            target=self.target,
+            egress=self.egress,
+            labels=self.labels,
+            on_egress=self.on_egress,
+        )
+        self.window = self._engine.window
         self._floor = check_floor(self.floor)
         self._floor_text = BLOCK_SEPARATOR.join(render_block(block) for block in self._floor)
-        self._char_cap = outbound_char_cap(self.governors, self.window)
-        self._input_limit = None if self.window is None else request_input_limit(self.window, self.output_reserve)
-        history_char_budget(self.governors, self.window, len(self._floor_text))  # the static floor must fit
-        self.egress.target(self.target)  # an unknown target fails here, not at the first request
+        self._engine.check_instructions(len(self._floor_text))  # the static floor must fit
 
     @classmethod
     def from_config(
@@ -274,12 +271,12 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
 
     @property
     def char_cap(self) -> int:
-        return self._char_cap
+        return self._engine.char_cap
 
     @property
     def input_token_limit(self) -> int | None:
         """Input tokens one request may use (``window - output_reserve``), if the window is known."""
-        return self._input_limit
+        return self._engine.input_token_limit
 
     def usage_limits(
         self, *, base: UsageLimits | None = None, count_tokens_before_request: bool | None = None
@@ -323,27 +320,25 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         """
         messages = request_context.messages
         parameters = request_context.model_request_parameters
+        model = request_context.model
         instruction_chars = len(InstructionPart.join(parameters.instruction_parts or []) or "")
-        wire = LazyWire(messages, _wire_of, _wires_of, memo=self._memo)
-        rendering_chars = 0
-        while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
-            bound = bound_outbound(
-                wire,
-                governors=self.governors,
-                window=self.window,
-                instruction_chars=instruction_chars,
-                rendering_chars=rendering_chars,
-            )
-            suffix = messages[bound.start :]
-            if not _rendering_may_add(wire, bound.start, request_context.model):
-                sent_chars = bound.chars  # sent as recorded: the wire form is what is sent
-                break
-            sent_chars = _measured_chars(request_context.model.prepare_messages(list(suffix), parameters))
-            if sent_chars + instruction_chars <= self._char_cap:
-                break
-            rendering_chars = sent_chars - bound.chars
-        self._check_egress(bound.kept_groups, ctx.run_step > 1)  # before the model is called
+        wire = LazyWire(messages, _wire_of, _wires_of, memo=self._memo, checked=True)
+
+        def rendered(bound: BoundedMessages) -> int | None:
+            if not _rendering_may_add(wire, bound.start, model):
+                return None  # sent as recorded: the wire form is what is sent
+            return _measured_chars(model.prepare_messages(list(messages[bound.start :]), parameters))
+
+        outcome = self._engine.govern(  # bounds, gates egress, records the span: before the model is called
+            wire,
+            instruction_chars=instruction_chars,
+            blocks=(*self._floor, *self._dynamic),
+            continuation=ctx.run_step > 1,
+            measure=rendered,
+        )
+        bound = outcome.bounded
         # A new list: the request-only view. The message objects are shared, never edited.
+        suffix = messages[bound.start :]
         request_context.messages = suffix
         if self.on_bound is not None:
             self.on_bound(
@@ -356,29 +351,20 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                     kept_groups=bound.kept_groups,
                     history_chars=bound.chars,
                     continuation_chars=bound.continuation_chars,
-                    sent_chars=sent_chars,
+                    sent_chars=outcome.sent_chars,
                     instruction_chars=instruction_chars,
-                    char_cap=self._char_cap,
-                    input_token_limit=self._input_limit,
+                    char_cap=outcome.char_cap,
+                    input_token_limit=self.input_token_limit,
                 )
             )
         return request_context
-
-    def _check_egress(self, kept_groups: int, continuation: bool) -> None:
-        blocks = (*self._floor, *self._dynamic)
-        nodes = request_node_labels(blocks, self.labels, kept_groups=kept_groups, continuation=continuation)
-        name, target = self.egress.target(self.target)
-        decision = decide_egress(nodes, name, target)
-        if self.on_egress is not None:
-            self.on_egress(decision)
-        decision.raise_if_refused()
 
     async def after_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         """Refuse a response whose provider-reported input exceeded the per-request bound,
         before its tool calls or output can advance the run."""
-        limit = self._input_limit
+        limit = self.input_token_limit
         used = response.usage.input_tokens
         if limit is not None and used > limit:
             raise RequestInputLimitError(

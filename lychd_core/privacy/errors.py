@@ -71,6 +71,7 @@ class EgressRefused(PrivacyRefusal):
             f"egress to target {decision.target!r} refused: {offenders}"
             + (f" and {more} more" if more > 0 else "")
             + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
+            + (f"\n{decision.hint}" if decision.hint else "")
         )
         self.decision = decision
 
