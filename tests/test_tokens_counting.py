@@ -194,18 +194,18 @@ def test_an_exact_counter_refuses_what_the_estimate_would_let_overrun() -> None:
         assemble(with_config(counter="o200k_base@1"), [block], window=window)
 
 
-def test_the_exact_tokens_profile_is_the_default_with_an_exact_counter() -> None:
+def test_the_exact_tokens_profile_is_the_default_profile_with_an_exact_counter() -> None:
     from pathlib import Path
 
     from lychd_core.config import dump_config, load_config
 
     root = Path(__file__).resolve().parents[1]
-    data = default_config().model_dump(mode="python")
-    data["tokens"] = {"counter": "o200k_base@1"}
+    data = load_config(root / "profiles" / "default.toml").model_dump(mode="python")
+    data["tokens"] = {**data["tokens"], "counter": "o200k_base@1"}
     expected = parse_config(data, "test")
     assert load_config(root / "profiles" / "exact-tokens.toml") == expected
     assert (root / "profiles" / "exact-tokens.toml").read_text() == dump_config(expected), (
-        "regenerate profiles/exact-tokens.toml from the default configuration with [tokens] counter = 'o200k_base@1'"
+        "regenerate profiles/exact-tokens.toml: profiles/default.toml with [tokens] counter = 'o200k_base@1'"
     )
     check_config(expected, get_registry())
 

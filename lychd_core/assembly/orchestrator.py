@@ -36,6 +36,7 @@ from lychd_core.assembly.nodes import (
     query_node,
     room_chars,
 )
+from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
     compress_for_assembly,
@@ -218,6 +219,7 @@ class ContextOrchestrator:
         compress: bool | None = None,
         semantic: Compressor | None = None,
         execution: ExecutionProjection | None = None,
+        history_trim: int | None = None,
     ) -> AssembledContext:
         """Assemble one model call's context, or refuse with a typed error before inference.
 
@@ -227,6 +229,8 @@ class ContextOrchestrator:
         ``False``: never); ``semantic`` is a caller-built model compressor, run at its own
         placement after them (see docs/compression.md). ``execution``, at its declared
         placement, replaces settled history for this call (see docs/assembly.md).
+        ``history_trim`` is the previous assembly's ``history_start`` of this conversation:
+        with ``[history] trim = "chunked"`` the kept history continues from it while it fits.
         """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
@@ -294,6 +298,26 @@ class ContextOrchestrator:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
         graph = ContextGraph(nodes)
         plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+        chosen = frozenset(plan.selected)
+        trim = selected_history_trim(
+            [
+                (g.start, g.chars, n.token_estimate, n.id in chosen)
+                for g, n in zip(history_groups, history_nodes, strict=True)
+            ],
+            end=len(history),
+            previous=history_trim,
+            mode=self.config.history.trim,
+            low_water=self.config.history.low_water,
+            turn_window=bounds.turn_window,
+        )
+        if trim.start > trim.newest_start:  # chunked dropped the oldest kept groups to low water
+            dropped = {history_node_id(g) for g in history_groups if g.start < trim.start}
+            history_nodes = [n for n in history_nodes if n.id not in dropped]
+            history_groups = [g for g in history_groups if g.start >= trim.start]
+            graph = ContextGraph([n for n in nodes if n.id not in dropped])
+            plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+            reason = f"[history] trim = chunked ({trim.reason.value}): older than the kept start {trim.start}"
+            not_nodes.append(Unexplained(f"history[{older}:{trim.start}]", reason))
         source_labels = {floor_node_id(b): b.label for b in floor}
         source_labels.update({n.id: history_label for n in history_nodes if history_label is not None})
         compression = compress_for_assembly(
@@ -357,6 +381,7 @@ class ContextOrchestrator:
             compression_report=compression,
             execution=None if execution is None else execution_report(execution, selected),
             ranking=ranked if ranked.report is not None else None,
+            trim=trim,
             _history=kept_history,
             _continuation=continuation_json,
         )

@@ -10,16 +10,18 @@ request parameters. Those are counted in full, once, as ``instruction_chars``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
 from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
 from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
+from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, trim_start
 from lychd_core.config import Governors
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.history import Message, compact_json
+from lychd_core.history import Message, compact_json, iter_groups_newest_first
 from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection, select_history
 from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
 from lychd_core.roles import RoleProfile
+from lychd_core.tokens.settings import HistoryConfig
 
 ItemT = TypeVar("ItemT")
 
@@ -209,3 +211,53 @@ def select_outbound(
 
 def _identity(message: Message) -> Message:
     return message
+
+
+def trim_outbound(
+    wire: Sequence[Message],
+    bound: BoundedMessages,
+    *,
+    history: HistoryConfig,
+    previous: int | None,
+    governors: Governors,
+    char_budget: int,
+    text_of: Callable[[int], str] | None = None,
+) -> tuple[BoundedMessages, TrimDecision]:
+    """``bound`` (the newest groups that fit) under the ``[history] trim`` policy, given the
+    previous request's start. The current exchange is never touched; only where the kept
+    settled groups start may move later (``chunked``), never earlier than ``newest`` allows."""
+    if history.trim == "newest" or previous is None:  # newest never depends on a previous start
+        return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST)
+    current = next(iter_groups_newest_first(wire, text_of), None)
+    if current is None:
+        return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST, previous)
+    end = current.start
+    spans = [
+        GroupSpan(g.start, g.chars)
+        for g in reversed(list(_settled_from(wire, bound.start, text_of)))  # oldest first
+    ]
+    decision = trim_start(
+        spans,
+        end=end,
+        newest_start=bound.start,
+        previous=previous,
+        mode=history.trim,
+        low_water=history.low_water,
+        room_chars=max(char_budget - current.chars, 0),
+        max_groups=max(governors.turn_window, 0),
+    )
+    if decision.start == bound.start:
+        return bound, decision
+    kept = [span for span in spans if span.start >= decision.start]
+    chars = current.chars + sum(span.chars for span in kept)
+    return BoundedMessages(decision.start, len(kept), decision.start, chars, current.chars), decision
+
+
+def _settled_from(wire: Sequence[Message], start: int, text_of: Callable[[int], str] | None) -> Iterator[Any]:
+    """Settled groups newest first, down to the one starting at ``start`` (the current exchange skipped)."""
+    groups = iter_groups_newest_first(wire, text_of)
+    next(groups, None)
+    for group in groups:
+        if group.start < start:
+            return
+        yield group

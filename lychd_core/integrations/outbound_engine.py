@@ -17,22 +17,24 @@ It raises before the model is called: ``ContextBudgetExceededError``, ``EgressRe
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lychd_core.assembly.governors import BoundedMessages, request_input_limit, resolve_window
 from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
+from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors
 from lychd_core.errors import BudgetError
 from lychd_core.history import Message
 from lychd_core.integrations.egress import CallLabels, request_node_labels
 from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection
-from lychd_core.integrations.outbound import history_char_budget, outbound_char_cap, select_outbound
+from lychd_core.integrations.outbound import history_char_budget, outbound_char_cap, select_outbound, trim_outbound
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.recall import RecallProjection, RecallReceipt, RecallSource, resolve_recall
 from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
 from lychd_core.roles import RoleProfile
 from lychd_core.telemetry import AssemblySpan, assembly_span, omission_attributes
+from lychd_core.tokens.settings import HistoryConfig
 
 DEFAULT_OUTPUT_RESERVE = AssemblyConfig().reserve_output
 COUNTER = "characters"
@@ -66,6 +68,8 @@ class OutboundOutcome:
     char_cap: int
     recall: RecallProjection | None
     egress: EgressDecision
+    trim: TrimDecision | None = None
+    """Where the kept settled history starts under ``[history] trim``, and why."""
 
     @property
     def bounded(self) -> BoundedMessages:
@@ -92,6 +96,9 @@ class OutboundEngine:
     recall: Recall | None = None
     profile: RoleProfile | None = None
     policy: HistoryPolicy = history_nodes_of
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    trim_state: TrimState = field(default_factory=TrimState)
+    """The previous start of the kept history (``chunked`` continues from it): one per conversation."""
     _char_cap: int = field(init=False, repr=False, default=0)
     _input_limit: int | None = field(init=False, repr=False, default=None)
     _nodes: HistoryNodeCache = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -136,16 +143,19 @@ class OutboundEngine:
         continuation: bool | None = None,
         measure: Measure | None = None,
         conversation_id: str | None = None,
+        trim_state: TrimState | None = None,
     ) -> OutboundOutcome:
         """Bound, recall and gate one request, or raise before the model is called.
 
         ``continuation``: whether the request continues an exchange (tool returns); default:
-        whether the newest group holds more than one message. ``measure``: see ``Measure``."""
+        whether the newest group holds more than one message. ``measure``: see ``Measure``.
+        ``trim_state``: this conversation's previous history start (default: the engine's)."""
+        state = self.trim_state if trim_state is None else trim_state
         with assembly_span(self.adapter, conversation_id) as span:
             recall = None
             if self.recall is not None:
                 recall = resolve_recall(self.recall.receipt, self.recall.source())
-            selection, sent = self._bound(wire, instruction_chars, measure)
+            selection, sent, trim = self._bound(wire, instruction_chars, measure, state.start)
             bounded = selection.bounded
             if continuation is None:
                 continuation = len(wire) > 0 and _continues(wire)
@@ -153,13 +163,14 @@ class OutboundEngine:
             if span.recording:
                 self._record(span, selection, len(wire), sent, instruction_chars, decision)
             decision.raise_if_refused()
+            state.start = bounded.start
             if recall is not None and self.recall is not None and self.recall.on_recall is not None:
                 self.recall.on_recall(recall)
-            return OutboundOutcome(selection, sent, instruction_chars, self._char_cap, recall, decision)
+            return OutboundOutcome(selection, sent, instruction_chars, self._char_cap, recall, decision, trim)
 
     def _bound(
-        self, wire: Sequence[Message], instruction_chars: int, measure: Measure | None
-    ) -> tuple[HistorySelection, int]:
+        self, wire: Sequence[Message], instruction_chars: int, measure: Measure | None, previous: int | None
+    ) -> tuple[HistorySelection, int, TrimDecision]:
         reserve, rendering = self._reserve(), 0
         while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
             selection = select_outbound(
@@ -172,12 +183,22 @@ class OutboundEngine:
                 policy=self.policy,
                 cache=self._nodes,
             )
-            bounded = selection.bounded
+            bounded, trim = trim_outbound(
+                wire,
+                selection.bounded,
+                history=self.history,
+                previous=previous,
+                governors=self.governors,
+                char_budget=history_char_budget(self.governors, self.window, instruction_chars + reserve, rendering),
+                text_of=getattr(wire, "text", None),
+            )
+            if bounded is not selection.bounded:
+                selection = replace(selection, bounded=bounded)
             rendered = None if measure is None else measure(bounded)
             if rendered is None:
-                return selection, bounded.chars
+                return selection, bounded.chars, trim
             if rendered + instruction_chars + reserve <= self._char_cap:
-                return selection, rendered
+                return selection, rendered, trim
             rendering = rendered - bounded.chars
 
     def _gate(self, blocks: Sequence[Block], kept_groups: int, continuation: bool, recalled: bool) -> EgressDecision:

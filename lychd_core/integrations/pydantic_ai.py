@@ -40,6 +40,7 @@ except ModuleNotFoundError as exc:  # the optional extra is missing: say how to 
 
 from lychd_core.assembly.floor import BLOCK_SEPARATOR, check_floor, render_block
 from lychd_core.assembly.governors import BoundedMessages, request_input_limit, resolve_window
+from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
@@ -49,6 +50,7 @@ from lychd_core.integrations.outbound import LazyWire, measured
 from lychd_core.integrations.outbound_engine import OutboundEngine
 from lychd_core.integrations.wire_memo import WireMemo
 from lychd_core.privacy import EgressConfig, EgressDecision
+from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
     "GovernedContext",
@@ -183,6 +185,7 @@ class OutboundBound:
     instruction_chars: int  # the instructions sent, the floor text included
     char_cap: int  # min(char_cap, chars_per_token x window)
     input_token_limit: int | None  # window - output_reserve, when the window is known
+    trim: TrimDecision | None = None  # where the kept history starts under [history] trim, and why
 
 
 FloorProvider = Callable[[RunContext[AgentDepsT]], Sequence[Block]]
@@ -203,6 +206,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
       the caller's labels for history, the current exchange and the query. Every request
       is checked before the model is called; a refusal raises ``EgressRefused``.
     - ``on_egress``: called with the ``EgressDecision`` of every request attempt.
+    - ``history`` / ``trim_state``: the ``[history] trim`` policy and the previous start of
+      the kept history it continues from (``chunked``); one ``trim_state`` per conversation.
     """
 
     floor: Sequence[Block] = ()
@@ -215,6 +220,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     egress: EgressConfig = field(default_factory=EgressConfig)
     labels: CallLabels = field(default_factory=CallLabels)
     on_egress: Callable[[EgressDecision], None] | None = None
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    trim_state: TrimState = field(default_factory=TrimState)
     _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
@@ -232,6 +239,8 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             egress=self.egress,
             labels=self.labels,
             on_egress=self.on_egress,
+            history=self.history,
+            trim_state=self.trim_state,
         )
         self.window = self._engine.window
         self._floor = check_floor(self.floor)
@@ -258,6 +267,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             governors=config.governors,
             window=resolve_window(window, config.assembly.window),
             output_reserve=config.assembly.reserve_output,
+            history=config.history,
             on_bound=on_bound,
             target=target,
             egress=config.egress,
@@ -355,6 +365,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                     instruction_chars=instruction_chars,
                     char_cap=outcome.char_cap,
                     input_token_limit=self.input_token_limit,
+                    trim=outcome.trim,
                 )
             )
         return request_context

@@ -1,68 +1,77 @@
-"""Planning resolutions against the room the selector will have.
+"""Planning resolutions against the room the selector will have: the budget spent by value.
 
-Given the ranked files (best first), the sizes of each file's views (full first, then
-coarser) and the characters optional material can use, choose one view per file:
+Given the ranked files (best first), each file's combined score, the sizes of its views
+(full first, then coarser) and the characters optional material can use, choose one
+view per file:
 
-1. *map*: the coarsest view of each file, in rank order, while the map stays within
-   ``map_share`` percent of the room (first fit): the context then shows where the
-   relevant names live across many files, as a repository map does;
-2. *detail*: in rank order, each file moves to its finest view that still fits the room.
+1. *scored files, in rank order*: each gets the finest of its views that still fits
+   what the files ranked above it left. A better-ranked file is never made coarser for
+   a worse-ranked one, and a file whose full view does not fit takes a coarser one
+   rather than none;
+2. *the map*: the room left then buys views of the files further down. It is not a
+   fixed share: it is what remains once every better-ranked file has its finest view
+   that fits, so it grows when the top files are small and vanishes when they fill
+   the room;
+3. *unscored files* (score 0, in rank order) get views only in the room every scored
+   file left: a file the query gave no score never takes room a scored file needs.
 
-The plan only orders the nodes: every planned view comes first, in rank order, and every
-other view of a file later as a fallback, finest first. The selector still checks every
-bound exactly, so a plan that was optimistic (other material took room) degrades to
-coarser views, never to cut text.
+The plan only orders the nodes: per file in that order, its planned view, then its
+coarser views as fallbacks (finest first); every view finer than a file's plan comes
+after all of them. The selector still checks every bound exactly, so a plan that was
+optimistic (other material took room) degrades to coarser views, never to cut text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 
-def plan_views(
-    sizes: Sequence[Sequence[int]], room: int, map_share: int, short: dict[int, tuple[int, int]] | None = None
-) -> list[int | None]:
-    """The planned view index of each file (``None``: none fits), files in rank order.
+@dataclass(frozen=True, slots=True)
+class ViewPlan:
+    """The planned view of each file (``None``: none fits), files in rank order."""
 
-    ``short`` receives, for each file planned below its finest view, what the finest view
-    needed and how much of the room remained when the file was planned."""
+    chosen: list[int | None]
+    short: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """File index -> (characters its finest view needed, room left when it was planned), for
+    each file planned below its finest view."""
+    leftover: dict[int, int] = field(default_factory=dict)
+    """Unscored file index -> the room every scored file left when it was planned a view."""
+
+
+def plan_views(sizes: Sequence[Sequence[int]], scores: Sequence[int], room: int) -> ViewPlan:
+    """Plan one view per file: scored files first in rank order, unscored ones in what is left."""
     chosen: list[int | None] = [None] * len(sizes)
-    used = 0
-    map_room = max(room, 0) * map_share // 100
-    for index, views in enumerate(sizes):
-        if views and used + views[-1] <= map_room:
-            chosen[index] = len(views) - 1
-            used += views[-1]
-    for index, views in enumerate(sizes):
-        current = chosen[index]
-        held = 0 if current is None else views[current]
-        for level, size in enumerate(views):
-            if current is not None and level >= current:
-                break
-            if used - held + size <= room:
-                chosen[index] = level
-                used += size - held
-                break
-        if short is not None and chosen[index] != 0 and views:
-            short[index] = (views[0], room - used + (0 if chosen[index] is None else views[chosen[index] or 0]))
-    return chosen
+    plan = ViewPlan(chosen)
+    left = max(room, 0)
+    scored = [i for i, score in enumerate(scores) if score > 0]
+    unscored = [i for i, score in enumerate(scores) if score <= 0]
+    for index in [*scored, *unscored]:
+        views = sizes[index]
+        level = next((level for level, size in enumerate(views) if size <= left), None)
+        if level is not None and index in unscored:
+            plan.leftover[index] = left
+        if level != 0 and views:
+            plan.short[index] = (views[0], left)
+        if level is not None:
+            chosen[index] = level
+            left -= views[level]
+    return plan
 
 
-def view_relevance(chosen: Sequence[int | None], counts: Sequence[int]) -> list[list[int]]:
-    """Relevance of each file's views (same shape as ``counts``): planned views above every
-    fallback, both in rank order; a file's fallbacks finest first."""
-    n = len(counts)
-    width = max(counts, default=1)
-    top = n * width + 1
-    found: list[list[int]] = []
-    for index, (planned, count) in enumerate(zip(chosen, counts, strict=True)):
-        fallback = (n - index) * width
-        values = []
-        for level in range(count):
-            if level == planned:
-                values.append(top + n - index)
-            else:
-                values.append(fallback)
-                fallback -= 1
-        found.append(values)
-    return found
+def view_relevance(chosen: Sequence[int | None], counts: Sequence[int], scores: Sequence[int]) -> list[list[int]]:
+    """Relevance of each file's views (same shape as ``counts``), higher first: per file,
+    scored files first and each group in rank order, its planned view then its coarser
+    views; every view finer than a plan last."""
+    order = [i for i, s in enumerate(scores) if s > 0] + [i for i, s in enumerate(scores) if s <= 0]
+    first: list[tuple[int, int]] = []
+    last: list[tuple[int, int]] = []
+    for index in order:
+        start = chosen[index] or 0
+        first.extend((index, level) for level in range(start, counts[index]))
+        last.extend((index, level) for level in range(start))
+    sequence = first + last
+    values = [[0] * count for count in counts]
+    for position, (index, level) in enumerate(sequence):
+        values[index][level] = len(sequence) - position
+    return values

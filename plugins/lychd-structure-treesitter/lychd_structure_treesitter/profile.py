@@ -13,6 +13,7 @@ from types import MappingProxyType
 from pydantic import BaseModel
 
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_structure_treesitter.bounds import parse_bound_problem
 from lychd_structure_treesitter.languages import GO, JAVA, JAVASCRIPT, RUST, TSX, TYPESCRIPT, LanguageSpec
 from lychd_structure_treesitter.lexical import LEXICAL_VERSION, lexical_facts, lexical_omission
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
@@ -64,6 +65,9 @@ class TreeSitterProfile:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Unavailable(f"the source is not valid UTF-8: undecodable byte at offset {exc.start}")
+        too_big = parse_bound_problem(data)  # before tree-sitter: its memory grows with the source
+        if too_big is not None:
+            return Unavailable(too_big)
         try:
             facts = outline_facts(data, spec, options, source.max_chars)
         except ParseFailure as exc:
