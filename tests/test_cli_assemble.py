@@ -97,6 +97,7 @@ def test_directory_material_explains_what_it_cannot_use(tmp_path: Path) -> None:
     assert data["floor"][0]["key"] == "codex:d/a.py:structure.python@1"
     reasons = {item["what"]: item["reason"] for item in data["not_nodes"]}
     assert "libcst cannot parse" in reasons["codex:d/broken.py"]
-    assert "no projection rule" in reasons["codex:d/blob.bin"]
+    assert "d/blob.bin is a binary file" in reasons["codex:d/blob.bin"]
+    assert "rules exist for" not in reasons["codex:d/blob.bin"]
     assert [item["what"] for item in data["skipped_material"]] == ["d/fifo"]
     assert "a special file" in data["skipped_material"][0]["reason"]
