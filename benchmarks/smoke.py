@@ -23,6 +23,7 @@ SMALLEST: dict[str, list[str]] = {
     "memory": ["--sizes", "1000"],
     "projection": ["--files", "20"],
     "selection": ["--sizes", "1000", "--repeat", "1"],
+    "startup": ["--rounds", "1"],
     "treesitter": ["--files", "20", "--repeat", "1"],
     "vault": ["--runs", "1"],
 }

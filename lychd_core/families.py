@@ -1,4 +1,4 @@
-"""Typed protocols for the five plugin families and the values they exchange.
+"""Typed protocols for the six plugin families and the values they exchange.
 
 A plugin is any object with an exact ``name``, an integer ``revision`` and a strict
 pydantic ``options_model``; each family adds its own attributes and one method.
@@ -26,6 +26,7 @@ class PluginFamily(StrEnum):
     ROLE_POLICY = "role-policy"
     PRIVACY_PROFILE = "privacy-profile"
     RANKING_PROFILE = "ranking-profile"
+    TOKEN_COUNTER = "token-counter"
 
 
 @runtime_checkable
@@ -305,12 +306,46 @@ class RankingProfile(Plugin, Protocol):
     ) -> Mapping[str, Score]: ...
 
 
+# --- token counters -------------------------------------------------------------
+
+
+class TokenCountKind(StrEnum):
+    """What a token counter's count promises about the model's real count."""
+
+    EXACT = "exact"
+    """The count of a named tokenizer, exactly."""
+    UPPER_BOUND = "upper-bound"
+    """Provably at least the real count of every model the counter names."""
+    ESTIMATE = "estimate"
+    """A guess; it may be under or over."""
+
+
+class TokenCounter(Plugin, Protocol):
+    """Counts the tokens of a text: ``count(text, options) -> int`` (>= 0), deterministic.
+
+    ``kind`` declares what the count promises (:class:`TokenCountKind`). ``tokenizer``
+    names what is counted (``o200k_base``, ``utf-8 bytes``); it identifies cached counts.
+    Optional capability attribute ``calibrated = True``: the options model has an integer
+    ``ratio_ppm`` field (tokens per million characters) that the core fills from the
+    ratio it learned for the options' ``model`` (see ``docs/tokens.md``).
+    """
+
+    @property
+    def kind(self) -> TokenCountKind: ...
+
+    @property
+    def tokenizer(self) -> str: ...
+
+    def count(self, text: str, options: BaseModel) -> int: ...
+
+
 FAMILY_PROTOCOLS: dict[PluginFamily, type] = {
     PluginFamily.PROJECTION_PROFILE: ProjectionProfile,
     PluginFamily.COMPRESSOR: Compressor,
     PluginFamily.ROLE_POLICY: RolePolicy,
     PluginFamily.PRIVACY_PROFILE: PrivacyProfile,
     PluginFamily.RANKING_PROFILE: RankingProfile,
+    PluginFamily.TOKEN_COUNTER: TokenCounter,
 }
 FAMILY_METHOD: dict[PluginFamily, str] = {
     PluginFamily.PROJECTION_PROFILE: "project",
@@ -318,4 +353,5 @@ FAMILY_METHOD: dict[PluginFamily, str] = {
     PluginFamily.ROLE_POLICY: "profile",
     PluginFamily.PRIVACY_PROFILE: "propose",
     PluginFamily.RANKING_PROFILE: "rank",
+    PluginFamily.TOKEN_COUNTER: "count",
 }

@@ -45,6 +45,20 @@ RESPONSE_PART_KINDS = frozenset(
 )
 CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt", "retry-feedback"})
 KNOWN_PART_KINDS = REQUEST_PART_KINDS | RESPONSE_PART_KINDS
+# Parts whose content is text (a user prompt may also be a list of multimodal items); a tool
+# return's content is any JSON, so it is not listed.
+_CONTENT_TYPES: dict[str, type | tuple[type, ...]] = {
+    "system-prompt": str,
+    "user-prompt": (str, list),
+    "text": str,
+    "thinking": str,
+}
+_CONTENT_NAMES = {
+    "system-prompt": "a string",
+    "user-prompt": "a string or a list",
+    "text": "a string",
+    "thinking": "a string",
+}
 
 
 class OpaquePartWarning(UserWarning):
@@ -189,6 +203,11 @@ def check_message(message: object, where: str) -> Message:
                     f"(known: {', '.join(sorted(allowed))})"
                 )
             _report_opaque(kind, part_kind)
+        if part_kind in _CONTENT_TYPES and not isinstance(part.get("content"), _CONTENT_TYPES[part_kind]):
+            raise HistoryError(
+                f"{where}.parts[{index}]: a {part_kind} part's 'content' must be "
+                f"{_CONTENT_NAMES.get(part_kind, 'a string')}, got {type(part.get('content')).__name__}"
+            )
         if bad_call < 0:
             call_id = part.get("tool_call_id")
             if call_id is not None and not isinstance(call_id, str):
@@ -209,7 +228,7 @@ def check_messages(value: object, what: str = "history") -> list[Message]:
     return [check_message(item, f"{what}[{index}]") for index, item in enumerate(value)]
 
 
-def starts_group(messages: Sequence[Message], index: int) -> bool:
+def starts_group(messages: Sequence[Message], index: int, checked: bool = False) -> bool:
     """Whether ``messages[index]`` opens a new complete group.
 
     A request carrying tool returns or retries never opens a group, even under a new
@@ -224,8 +243,9 @@ def starts_group(messages: Sequence[Message], index: int) -> bool:
     if request and _continues(message):
         return False
     run_id = message.get("run_id")
-    if run_id is not None:  # the older neighbour is read here, so it is checked here
-        return bool(check_message(messages[index - 1], f"history[{index - 1}]").get("run_id") != run_id)
+    if run_id is not None:  # the older neighbour is read here, so it is checked here (unless already)
+        older = messages[index - 1] if checked else check_message(messages[index - 1], f"history[{index - 1}]")
+        return bool(older.get("run_id") != run_id)
     return request  # a plain request (one carrying a return or retry returned above)
 
 
@@ -255,18 +275,20 @@ class MessageGroup:
 
 
 def iter_groups_newest_first(
-    messages: Sequence[Message], text_of: Callable[[int], str] | None = None
+    messages: Sequence[Message], text_of: Callable[[int], str] | None = None, checked: bool = False
 ) -> Iterator[MessageGroup]:
     """Yield complete groups from the newest backward, validating what it reads.
 
     ``text_of(index)``, when given, is ``compact_json(messages[index])`` already known
-    (a caller that keeps it across requests)."""
+    (a caller that keeps it across requests). ``checked``: every message was validated
+    by ``check_message`` when the caller converted it (tool pairing is still checked)."""
     end = len(messages)
     texts: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
-        check_message(messages[index], f"history[{index}]")
+        if not checked:
+            check_message(messages[index], f"history[{index}]")
         texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
-        if starts_group(messages, index):
+        if starts_group(messages, index, checked):
             check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
             yield MessageGroup(index, end, tuple(reversed(texts)))
             end = index

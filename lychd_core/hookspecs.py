@@ -76,3 +76,15 @@ def lychd_register_ranking_profiles(register: Register) -> None:
 
     Called once per registry build, for every loaded plugin.
     """
+
+
+@hookspec
+def lychd_register_token_counters(register: Register) -> None:
+    """Register token counters (how many tokens a text costs a model).
+
+    :param register: call ``register(counter)`` for each object implementing
+        :class:`lychd_core.families.TokenCounter` (``name``, ``revision``,
+        ``options_model``, ``kind``, ``tokenizer``, ``count``).
+
+    Called once per registry build, for every loaded plugin.
+    """

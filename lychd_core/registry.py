@@ -25,6 +25,8 @@ from lychd_core.families import (
     ProjectionProfile,
     RankingProfile,
     RolePolicy,
+    TokenCounter,
+    TokenCountKind,
 )
 from lychd_core.mediatypes import check_file_media_types, normalize_media_type
 from lychd_core.plugins import PluginHost, PluginSource, call_plugin, host, load_plugins
@@ -37,6 +39,7 @@ HOOK_FAMILIES: dict[str, PluginFamily] = {
     "lychd_register_role_policies": PluginFamily.ROLE_POLICY,
     "lychd_register_privacy_profiles": PluginFamily.PRIVACY_PROFILE,
     "lychd_register_ranking_profiles": PluginFamily.RANKING_PROFILE,
+    "lychd_register_token_counters": PluginFamily.TOKEN_COUNTER,
 }
 
 
@@ -113,7 +116,21 @@ def check_plugin_object(family: PluginFamily, obj: object, where: str) -> tuple[
         roles = getattr(obj, "roles", None)
         if not isinstance(roles, tuple) or not all(isinstance(role, str) and role for role in roles):
             raise PluginValidationError(f"{where}: {name!r} roles must be a tuple of role names")
+    if family is PluginFamily.TOKEN_COUNTER:
+        _check_token_counter(obj, name, where)
     return name, revision, media_types
+
+
+def _check_token_counter(obj: object, name: str, where: str) -> None:
+    kind = getattr(obj, "kind", None)
+    if not isinstance(kind, TokenCountKind):
+        known = ", ".join(repr(k.value) for k in TokenCountKind)
+        raise PluginValidationError(f"{where}: {name!r} kind must be a TokenCountKind ({known}), got {kind!r}")
+    tokenizer = getattr(obj, "tokenizer", None)
+    if not isinstance(tokenizer, str) or not tokenizer:
+        raise PluginValidationError(f"{where}: {name!r} tokenizer must be a non-empty string, got {tokenizer!r}")
+    if getattr(obj, "calibrated", False) and "ratio_ppm" not in obj.options_model.model_fields:  # type: ignore[attr-defined]
+        raise PluginValidationError(f"{where}: {name!r} is calibrated, so its options_model needs a ratio_ppm field")
 
 
 @dataclass
@@ -180,6 +197,9 @@ class Registry:
 
     def ranking_profile(self, name: str, revision: int) -> RankingProfile:
         return cast(RankingProfile, self.resolve(PluginFamily.RANKING_PROFILE, name, revision).obj)
+
+    def token_counter(self, name: str, revision: int) -> TokenCounter:
+        return cast(TokenCounter, self.resolve(PluginFamily.TOKEN_COUNTER, name, revision).obj)
 
 
 def build_registry(plugin_host: PluginHost) -> Registry:

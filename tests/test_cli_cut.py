@@ -14,7 +14,8 @@ from tests.support.sensitive import SENSITIVE, captured
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = "tests/fixtures/privacy/pip-audit.json"
-COMMON = ("--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER, "--now", str(NOW))
+PROFILE = str(ROOT / "profiles" / "default.toml")  # labels this repository's fixture report private
+COMMON = ("--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER, "--now", str(NOW), "--config", PROFILE)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

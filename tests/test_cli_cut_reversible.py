@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lychd_core.cli import main
-from lychd_core.config import PluginPin, default_config, dump_config
+from lychd_core.config import PluginPin, dump_config, load_config
 from tests.support.cuts import FIXTURES, NOW, OWNER
 from tests.support.reversible import SCHEMA, SLOT_TOKEN
 from tests.support.sensitive import SENSITIVE, captured
@@ -31,7 +31,7 @@ def workspace(tmp_path: Path) -> dict[str, str]:
     report = tmp_path / REPORT
     report.parent.mkdir(parents=True)
     shutil.copy(FIXTURES / "pip-audit.json", report)
-    config = default_config().model_copy(
+    config = load_config(Path(__file__).resolve().parents[1] / "profiles" / "default.toml").model_copy(
         update={"privacy_profile": PluginPin(name="closed-diagnostic-reversible", revision=1)}
     )
     (tmp_path / "lychd.toml").write_text(dump_config(config))

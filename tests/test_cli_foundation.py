@@ -12,6 +12,7 @@ import pytest
 
 from lychd_core import __version__
 from lychd_core.cli import main
+from lychd_core.config import default_config, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY_NAMES = {"toy.upper", "toy.head", "toy.roles", "toy.emails", "toy.words"}
@@ -65,13 +66,13 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_usage_errors_exit_2() -> None:
     assert lychd("no-such-command").returncode == 2
     assert lychd().returncode == 2
-    assert lychd("config", "validate").returncode == 2
+    assert lychd("config", "no-such-action").returncode == 2
 
 
 def test_config_init_writes_the_default_and_refuses_to_overwrite(tmp_path: Path) -> None:
     target = tmp_path / "lychd.toml"
     assert main(["config", "init", "--output", str(target)]) == 0
-    assert target.read_text() == (ROOT / "profiles" / "default.toml").read_text()
+    assert load_config(target) == default_config()
     target.write_text("# mine\n")
     result = lychd("config", "init", "--output", str(target))
     assert result.returncode == 1 and "--force" in result.stderr and "Traceback" not in result.stderr
@@ -108,3 +109,18 @@ def test_config_schema_is_json_schema() -> None:
     result = lychd("config", "schema")
     schema = json.loads(result.stdout)
     assert schema["title"] == "LychdConfig" and "governors" in schema["properties"]
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_plugins_reads_well_at_80_and_100_columns(columns: str) -> None:
+    """No collapsed media-types column, no truncated names: every plugin on one whole line."""
+    result = lychd("plugins", env={"COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(columns)
+    rows = json.loads(lychd("plugins", "--json").stdout)
+    for row in rows:
+        pin = f"{row['name']}@{row['revision']}"
+        assert any(line.split()[:3] == [pin, row["distribution"], row["version"]] for line in lines), pin
+    words = {word.rstrip(",") for line in lines for word in line.split()}
+    assert {media for row in rows for media in row["media_types"]} <= words, "a media type was cut"

@@ -22,13 +22,14 @@ def signature_text(name: str) -> str:
     return f"{name}({params}) -> {sig.return_annotation}"
 
 
-def test_there_are_five_hooks() -> None:
+def test_there_are_six_hooks() -> None:
     assert sorted(HOOKS) == [
         "lychd_register_compressors",
         "lychd_register_privacy_profiles",
         "lychd_register_projection_profiles",
         "lychd_register_ranking_profiles",
         "lychd_register_role_policies",
+        "lychd_register_token_counters",
     ]
 
 

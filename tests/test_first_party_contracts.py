@@ -20,6 +20,7 @@ from lychd_core.testing import (
     ProjectionProfileContract,
     RankingProfileContract,
     RolePolicyContract,
+    TokenCounterContract,
 )
 
 SAMPLES = {
@@ -39,6 +40,7 @@ FIXTURE = {
     PluginFamily.ROLE_POLICY: ("policy", RolePolicyContract),
     PluginFamily.PRIVACY_PROFILE: ("privacy_profile", PrivacyProfileContract),
     PluginFamily.RANKING_PROFILE: ("ranking_profile", RankingProfileContract),
+    PluginFamily.TOKEN_COUNTER: ("token_counter", TokenCounterContract),
 }
 FIRST_PARTY = {
     "lychd-structure-python",
@@ -48,6 +50,7 @@ FIRST_PARTY = {
     "lychd-compressors",
     "lychd-closed-diagnostic",
     "lychd-ranking",
+    "lychd-tokens",
 }
 
 

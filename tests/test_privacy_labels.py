@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.blocks import Block, Layer
-from lychd_core.config import default_config, parse_config
+from lychd_core.config import default_config, load_config, parse_config
 from lychd_core.digests import text_digest
 from lychd_core.errors import ConfigError, MemoryRecordError
 from lychd_core.labels import (
@@ -134,14 +134,14 @@ def test_label_from_json_refuses_unknown_classes() -> None:
 
 
 def test_codex_blocks_take_labels_from_the_configured_rules() -> None:
-    orch = ContextOrchestrator(default_config(), workspace=ROOT)
+    orch = ContextOrchestrator(load_config(ROOT / "profiles" / "default.toml"), workspace=ROOT)
     workspace = Workspace(ROOT)
     refs = [MaterialRef.for_current(workspace, "README.md"), MaterialRef.for_current(workspace, "pyproject.toml")]
     assembled = orch.assemble(run_id="r", session_id="s", query="q", codex=refs)
     orch.close()
     codex = {b.lineage.source_path: b.label for b in assembled.blocks(Layer.CODEX)}
     assert codex["README.md"].privacy_class is PrivacyClass.PUBLIC and codex["README.md"].lineage_known
-    assert codex["pyproject.toml"] == PrivatizationLabel.restricted_unknown(), "no default rule names it"
+    assert codex["pyproject.toml"] == PrivatizationLabel.restricted_unknown(), "no rule of the profile names it"
     sources = label_sources(assembled.node_labels)
     assert "L2:codex:pyproject.toml:verbatim@1" in sources["lineage unknown"]
     assert "L2:codex:README.md:verbatim@1" not in sources["lineage unknown"]

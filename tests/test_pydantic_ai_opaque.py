@@ -11,11 +11,11 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core import history as history_module
-from lychd_core.assembly.governors import bound_messages
 from lychd_core.config import Governors
 from lychd_core.history import OpaquePartWarning, compact_json, group_messages, opaque_part_kinds
 from lychd_core.integrations import GovernedContext, OutboundBound
 from lychd_core.integrations import pydantic_ai as adapter
+from lychd_core.integrations.history_engine import select_history
 
 FUTURE = "future-reasoning"
 
@@ -89,5 +89,7 @@ def test_opaque_parts_are_counted_by_their_json_and_never_split_from_their_messa
     assert [(g.start, g.end) for g in groups] == [(0, 2), (2, 3)]
     assert groups[0].chars == len(compact_json(history[0])) + len(compact_json(history[1]))
     budget = groups[0].chars + groups[1].chars
-    assert bound_messages(history, turn_window=5, char_budget=budget).start == 0
-    assert bound_messages(history, turn_window=5, char_budget=budget - 1).start == 2  # the group goes whole or not
+    assert select_history(history, turn_window=5, char_budget=budget, chars_per_token=3).bounded.start == 0
+    assert (
+        select_history(history, turn_window=5, char_budget=budget - 1, chars_per_token=3).bounded.start == 2
+    )  # the group goes whole or not

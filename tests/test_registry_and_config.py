@@ -122,7 +122,9 @@ def test_misspelled_key_three_levels_deep_names_its_path() -> None:
     data = toy_config(stores={"memory": {"path": "m.sqlite3", "bakend": "sqlite"}})
     with pytest.raises(ConfigError) as info:
         parse_config(data)
-    assert info.value.problems == ("stores.memory.bakend: unknown key (not allowed here)",)
+    assert info.value.problems == (
+        "stores.memory.bakend: unknown key (not allowed here); did you mean 'backend'? Typo?",
+    )
 
 
 @pytest.mark.parametrize(
@@ -183,9 +185,16 @@ def test_dump_and_load_round_trip(tmp_path: Path) -> None:
     assert load_config(path) == config
 
 
-def test_profiles_default_is_the_embedded_default() -> None:
-    assert load_config(ROOT / "profiles" / "default.toml") == default_config()
-    assert (ROOT / "profiles" / "default.toml").read_text() == dump_config(default_config())
+def test_profiles_default_is_the_embedded_default_plus_this_repositorys_labels() -> None:
+    profile = load_config(ROOT / "profiles" / "default.toml")
+    assert profile.labels, "the repository profile labels this repository's material"
+    assert profile.model_copy(update={"labels": []}) == default_config()
+    assert (ROOT / "profiles" / "default.toml").read_text() == dump_config(profile)
+
+
+def test_the_embedded_default_is_neutral() -> None:
+    """No rule of any one repository: unlabelled material stays restricted everywhere."""
+    assert default_config().labels == []
 
 
 def test_default_governors_match_the_reference() -> None:

@@ -24,8 +24,10 @@ class AssemblyBounds:
     turn_window: int
     chars_per_token: int
     budget: TokenBudget
+    token_counter: str = "reference"
+    """The pin of the counter that priced the nodes (``reference``: ceil(chars / chars_per_token))."""
 
-    def to_json(self) -> dict[str, int | None]:
+    def to_json(self) -> dict[str, int | str | None]:
         return {
             "window": self.window,
             "reserve_output": self.reserve_output,
@@ -34,6 +36,7 @@ class AssemblyBounds:
             "turn_window": self.turn_window,
             "chars_per_token": self.chars_per_token,
             "usable_tokens": self.budget.usable,
+            "token_counter": self.token_counter,
         }
 
     @property

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.floor import render_floor
+from lychd_core.assembly.trim import TrimDecision
 from lychd_core.blocks import Block, Layer
 from lychd_core.graph import RenderPlan, SelectionPlan, render
 from lychd_core.history import Message, thaw
@@ -73,6 +74,9 @@ class AssembledContext:
     """The label of every node, selected or omitted (for display; egress checks ``node_labels``)."""
     ranking: RankedFloor | None = None
     """How the optional Codex material was ranked (``None`` when no ranking profile is configured)."""
+    trim: TrimDecision | None = None
+    """Where the kept history starts under ``[history] trim`` and why; pass ``history_start`` back
+    as ``history_trim`` to the next assembly of the conversation."""
     _history: tuple[str, ...] = ()
     _continuation: tuple[str, ...] = ()
 
@@ -127,6 +131,7 @@ class AssembledContext:
             "prefix_digest": self.prefix_digest,
             "history": self.history,
             "history_start": self.history_start,
+            "history_trim": None if self.trim is None else self.trim.to_json(),
             "continuation": self.continuation,
             "query": self.query,
             "window": self.window,

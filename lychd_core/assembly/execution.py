@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lychd_core.assembly.nodes import NodeKind, make_node
+from lychd_core.assembly.nodes import NodeKind, Tokens, make_node
 from lychd_core.blocks import Omission
 from lychd_core.digests import json_digest
 from lychd_core.errors import AssemblyError
@@ -91,7 +91,7 @@ class ExecutionProjection(BaseModel):
         return json_digest(self.model_dump(mode="json"))
 
 
-def execution_nodes(projection: ExecutionProjection, chars_per_token: int) -> list[ContextNode]:
+def execution_nodes(projection: ExecutionProjection, chars_per_token: Tokens) -> list[ContextNode]:
     return [
         make_node(
             item.node_id,

@@ -6,12 +6,10 @@ default), not tokenizer accounting; the per-request token bound is independent.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lychd_core.errors import BudgetError, ContextBudgetExceededError
 from lychd_core.graph.budget import MAX_INT, checked_int
-from lychd_core.history import Message, iter_groups_newest_first
 
 
 def _check_int(name: str, value: object) -> int:
@@ -56,48 +54,11 @@ def request_input_limit(window: int, output_reserve: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class BoundedMessages:
-    """Which messages one model request keeps: ``messages[start:]``, never a split group."""
+    """Which messages one model request keeps: ``messages[start:]``, never a split group
+    (``integrations.history_engine.select_history`` decides it)."""
 
     start: int
     kept_groups: int
     omitted_messages: int
     chars: int
     continuation_chars: int
-
-
-def bound_messages(
-    messages: Sequence[Message],
-    *,
-    turn_window: int,
-    char_budget: int,
-    text_of: Callable[[int], str] | None = None,
-) -> BoundedMessages:
-    """Keep the newest group whole (the in-progress continuation) plus the newest
-    complete settled groups that fit ``char_budget`` and ``turn_window``.
-
-    Raises ``ContextBudgetExceededError`` when the continuation alone does not fit.
-    ``text_of``: see ``iter_groups_newest_first``.
-    """
-    groups = iter_groups_newest_first(messages, text_of)
-    current = next(groups, None)
-    if current is None:
-        return BoundedMessages(0, 0, 0, 0, 0)
-    if current.chars > char_budget:
-        raise ContextBudgetExceededError(
-            f"the current exchange needs {current.chars} characters but only {char_budget} are available",
-            required=current.chars,
-            available=char_budget,
-            parts={"continuation": current.chars},
-        )
-    used, start, kept = current.chars, current.start, 0
-    if turn_window <= 0:
-        return BoundedMessages(start, 0, start, used, current.chars)
-    for group in groups:
-        if used + group.chars > char_budget:
-            break
-        used += group.chars
-        start = group.start
-        kept += 1
-        if kept >= turn_window:
-            break  # never read a group the turn window cannot keep
-    return BoundedMessages(start, kept, start, used, current.chars)

@@ -8,7 +8,7 @@ newer one, so dependency-closure admission keeps a contiguous newest suffix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
@@ -51,16 +51,39 @@ CONTINUATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.CONS
 HISTORY = NodeKind(Provenance.AGENT, Authority.NON_AUTHORITATIVE, Trust.CONSTRAINED, ContextClass.HISTORY)
 
 
+Tokens = int | Callable[[str], int]
+"""How a node's tokens are counted: characters per token (the reference estimate), or a
+counter (``lychd_core.tokens.BoundCounter``, the configured ``[tokens] counter``)."""
+
+
 def estimate_tokens(chars: int, chars_per_token: int) -> int:
     """Conservative: ceil(chars / chars_per_token), at least one."""
     return max(1, -(-chars // chars_per_token))
+
+
+def count_tokens(content: str, tokens: Tokens) -> int:
+    """The node's token estimate: the counter's count (or the reference estimate), at least one."""
+    if isinstance(tokens, int):
+        return estimate_tokens(len(content), tokens)
+    return max(1, tokens(content))
+
+
+def room_chars(usable_tokens: int, floor: Sequence[Block], tokens: Tokens) -> int:
+    """Characters that ``usable_tokens`` hold, for planning views before nodes exist: at the
+    reference's characters per token, or at the counter's own ratio over the floor's texts
+    (counted now, so the nodes made next find their counts cached)."""
+    if isinstance(tokens, int):
+        return usable_tokens * tokens
+    chars = sum(len(block.text) for block in floor)
+    counted = sum(tokens(block.text) for block in floor)
+    return usable_tokens * chars // counted if counted else usable_tokens
 
 
 def make_node(
     node_id: str,
     content: str,
     kind: NodeKind,
-    chars_per_token: int,
+    chars_per_token: Tokens,
     *,
     required: bool,
     priority: int = 0,
@@ -79,7 +102,7 @@ def make_node(
         context_class=kind.context_class,
         requirement=Requirement.REQUIRED if required else Requirement.OPTIONAL,
         priority=priority,
-        token_estimate=max(token_estimate, estimate_tokens(len(content), chars_per_token)),
+        token_estimate=max(token_estimate, count_tokens(content, chars_per_token)),
         recency=recency,
         visible_to=None,
         dependencies=dependencies,
@@ -93,7 +116,7 @@ def floor_node_id(block: Block) -> str:
 
 
 def floor_node(
-    block: Block, *, required: bool, chars_per_token: int, relevance: int = 0, group: str | None = None
+    block: Block, *, required: bool, chars_per_token: Tokens, relevance: int = 0, group: str | None = None
 ) -> ContextNode:
     kind = FLOOR_KINDS[block.layer]
     return make_node(
@@ -108,17 +131,24 @@ def floor_node(
     )
 
 
-def memory_node(node_id: str, text: str, token_estimate: int, chars_per_token: int) -> ContextNode:
+def memory_node(node_id: str, text: str, token_estimate: int, chars_per_token: Tokens) -> ContextNode:
     return make_node(
-        node_id, text, MEMORY, chars_per_token, required=False, priority=PRIORITY_MEMORY, token_estimate=token_estimate
+        node_id,
+        text,
+        MEMORY,
+        chars_per_token,
+        required=False,
+        priority=PRIORITY_MEMORY,
+        # the evidence's own estimate is characters-based: a configured counter replaces it
+        token_estimate=token_estimate if isinstance(chars_per_token, int) else 0,
     )
 
 
-def query_node(query: str, chars_per_token: int) -> ContextNode:
+def query_node(query: str, chars_per_token: Tokens) -> ContextNode:
     return make_node("query", query, QUERY, chars_per_token, required=True)
 
 
-def continuation_node(text: str, chars_per_token: int) -> ContextNode:
+def continuation_node(text: str, chars_per_token: Tokens) -> ContextNode:
     return make_node("continuation", text, CONTINUATION, chars_per_token, required=True)
 
 
@@ -128,7 +158,7 @@ def history_node_id(group: MessageGroup) -> str:
 
 
 def history_node(
-    group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: int
+    group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: Tokens
 ) -> ContextNode:
     return make_node(
         history_node_id(group),
@@ -163,26 +193,68 @@ def labels_of_nodes(
 
 
 def history_nodes_within(
-    history: Sequence[Message], turn_window: int, char_budget: int, cpt: int
+    history: Sequence[Message], turn_window: int, char_budget: int, cpt: Tokens
 ) -> tuple[list[ContextNode], list[MessageGroup], int]:
     """Nodes for the newest groups the governors could keep, plus the first that cannot.
 
     Scanning stops there, so the cost depends on what is kept, not on history length.
     Returns the nodes, their groups, and how many older messages never became nodes.
     """
+    return history_nodes_of(iter_groups_newest_first(history), len(history), turn_window, char_budget, cpt)
+
+
+HistoryNodeCache = dict[tuple[str, str | None, int], tuple[tuple[str, ...], ContextNode]]
+"""History nodes already built, by (node id, the id it depends on, chars per token): reused while the
+group's texts are the same string objects (an adapter's wire memo hands out the same ones)."""
+
+HISTORY_NODE_CACHE_LIMIT = 1024
+
+
+def history_nodes_of(
+    groups_newest_first: Iterator[MessageGroup],
+    total: int,
+    turn_window: int,
+    char_budget: int,
+    cpt: Tokens,
+    cache: HistoryNodeCache | None = None,
+) -> tuple[list[ContextNode], list[MessageGroup], int]:
+    """``history_nodes_within`` over groups already being read (newest first) from a
+    history of ``total`` messages: the one history policy of assembly and every adapter.
+
+    A group's recency is its end: newer groups rank higher, and a settled group's node
+    is the same request after request (so ``cache`` can hold it)."""
     nodes: list[ContextNode] = []
     groups: list[MessageGroup] = []
     if turn_window <= 0:
-        return nodes, groups, len(history)
+        return nodes, groups, total
     used = 0
     newer = None
-    for recency, group in enumerate(iter_groups_newest_first(history)):
-        text = "".join(group.texts)
-        nodes.append(history_node(group, text, newer, len(history) - recency, cpt))
+    for group in groups_newest_first:
+        nodes.append(_history_node_cached(group, newer, cpt, cache))
         groups.append(group)
         newer = group
-        used += len(text)
+        used += group.chars
         if len(groups) > turn_window or used > char_budget:
             break
-    older = groups[-1].start if groups else len(history)
+    older = groups[-1].start if groups else total
     return nodes, groups, older
+
+
+def _history_node_cached(
+    group: MessageGroup, newer: MessageGroup | None, cpt: Tokens, cache: HistoryNodeCache | None
+) -> ContextNode:
+    if cache is None or not isinstance(cpt, int):  # a counter object may change its counts: build anew
+        return history_node(group, "".join(group.texts), newer, group.end, cpt)
+    key = (history_node_id(group), None if newer is None else history_node_id(newer), cpt)
+    held = cache.get(key)
+    if held is not None and len(held[0]) == len(group.texts) and all(map(_same, held[0], group.texts)):
+        return held[1]
+    node = history_node(group, "".join(group.texts), newer, group.end, cpt)
+    if len(cache) >= HISTORY_NODE_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = (group.texts, node)
+    return node
+
+
+def _same(a: str, b: str) -> bool:
+    return a is b

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required, with_overrides
 from lychd_core.assembly.context import AssembledContext, Unexplained
-from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_facts
+from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_of
 from lychd_core.assembly.execution import (
     ExecutionProjection,
     execution_nodes,
@@ -24,6 +25,7 @@ from lychd_core.assembly.execution import (
 from lychd_core.assembly.execution import kept_labels as execution_labels
 from lychd_core.assembly.execution import required_chars as execution_required_chars
 from lychd_core.assembly.nodes import (
+    Tokens,
     continuation_node,
     floor_node,
     floor_node_id,
@@ -32,7 +34,10 @@ from lychd_core.assembly.nodes import (
     labels_of_nodes,
     memory_node,
     query_node,
+    room_chars,
 )
+from lychd_core.assembly.tracing import traced_assembly
+from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
     compress_for_assembly,
@@ -58,6 +63,8 @@ from lychd_core.ranking import rank_floor, ranking_query
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores.factory import open_memory_store, open_projection_cache
+from lychd_core.tokens import REFERENCE_PIN, BoundCounter
+from lychd_core.tokens.resolve import resolve_counter
 from lychd_core.vocabulary import Requirement
 
 UNBOUNDED_SCAN = 1 << 62
@@ -92,8 +99,11 @@ class ContextOrchestrator:
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[AssembledContext, EnvironmentKey]] = {}
         self._role_profiles: tuple[object, object, dict[str, RoleProfile]] = (None, None, {})
+        self._counters: tuple[object, object, BoundCounter | None] = (None, None, None)
         self.environments = EnvironmentSnapshots()
         self.gate = EgressGate(self.config.egress)
+        self.progress: Callable[[int], None] | None = None
+        """Called with 1 as each material reference is projected (a command's progress bar)."""
 
     # --- run cache -----------------------------------------------------------------
 
@@ -142,6 +152,18 @@ class ContextOrchestrator:
             profile = known.setdefault(role, config.role_profile(role, registry))
         return profile
 
+    def token_counter(self) -> BoundCounter:
+        """The configured ``[tokens] counter``, bound once per configuration (its cache lives with it)."""
+        config, registry = self.config, self.registry
+        with self._lock:
+            if self._counters[0] is config and self._counters[1] is registry and self._counters[2] is not None:
+                return self._counters[2]
+        state = self.config.stores.state_path(self.workspace.root) if self.workspace is not None else None
+        counter = resolve_counter(config, registry, state_dir=state)
+        with self._lock:
+            self._counters = (config, registry, counter)
+        return counter
+
     def retrieve_memory(self, role: str | None = None, *, now: int | None = None, **query: Any) -> RetrievalPlan:
         """Retrieve from the configured memory store for ``role`` (its policy filters what is visible).
 
@@ -156,7 +178,7 @@ class ContextOrchestrator:
         with open_memory_store(self.config, self.workspace.root, create=False) as store:
             return store.query(
                 MemoryQuery(
-                    scope=MemoryScope(**scope_fields, role=role),
+                    scope=MemoryScope(**scope_fields),  # the asking role is the profile, not the scope
                     now=store.last_observation() if now is None else now,
                     role_profile=self.role_profile(role),
                     **query,
@@ -177,6 +199,7 @@ class ContextOrchestrator:
         if self._projector is not None and self._projector.cache is not None:
             self._projector.cache.close()
 
+    @traced_assembly
     def assemble(
         self,
         *,
@@ -200,6 +223,7 @@ class ContextOrchestrator:
         compress: bool | None = None,
         semantic: Compressor | None = None,
         execution: ExecutionProjection | None = None,
+        history_trim: int | None = None,
     ) -> AssembledContext:
         """Assemble one model call's context, or refuse with a typed error before inference.
 
@@ -209,6 +233,8 @@ class ContextOrchestrator:
         ``False``: never); ``semantic`` is a caller-built model compressor, run at its own
         placement after them (see docs/compression.md). ``execution``, at its declared
         placement, replaces settled history for this call (see docs/assembly.md).
+        ``history_trim`` is the previous assembly's ``history_start`` of this conversation:
+        with ``[history] trim = "chunked"`` the kept history continues from it while it fits.
         """
         if not run_id or not session_id:
             raise AssemblyError("run_id and session_id must be non-empty")
@@ -219,32 +245,38 @@ class ContextOrchestrator:
         role = role or self.config.assembly.role
         memory_plan = memory.to_json(explain=False) if isinstance(memory, RetrievalPlan) else None
         memory = memory.evidence() if isinstance(memory, RetrievalPlan) else tuple(memory)
-        bounds = assembly_bounds(self.config, grant, window, reserve_output)
+        counter = self.token_counter()
+        bounds = replace(assembly_bounds(self.config, grant, window, reserve_output), token_counter=counter.pin)
         cpt = bounds.chars_per_token
+        tokens: Tokens = cpt if counter.pin == REFERENCE_PIN else counter
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
         continuation_text = "".join(continuation_json)
-        if len(query) + len(continuation_text) > bounds.char_cap:  # refuse by budget before building any node
-            early = {"query": len(query), "continuation": len(continuation_text)}
-            reserve_required(bounds, early, -(-sum(early.values()) // cpt))
+        # Refuse by budget before projecting anything when what is already known cannot fit.
+        known = self._known_required(session_id, grant, identity, codex, karma, query, continuation_text)
+        if sum(chars for chars, _ in known.values()) > bounds.char_cap:
+            reserve_required(
+                bounds, {name: chars for name, (chars, _) in known.items()}, sum(t for _, t in known.values())
+            )
         facts: dict[str, JsonValue] = {}
         alternates: dict[str, Contribution] = {}  # verbatim block key -> its structure outline
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts, alternates)
         seed = ranking_query(self.config, query, history, floor, floor_required)
-        room = min(bounds.char_cap, bounds.budget.usable * cpt) - len(query) - len(continuation_text)
+        room = min(bounds.char_cap, room_chars(bounds.budget.usable, floor, tokens)) - len(query)
+        room -= len(continuation_text)
         room -= sum(len(block.text) for block, req in zip(floor, floor_required, strict=True) if req)
         ranked = rank_floor(self.config, self.registry, seed, floor, floor_required, facts, room, alternates)
         floor, floor_required = [p.block for p in ranked.placements], [p.required for p in ranked.placements]
         nodes: list[ContextNode] = [
-            floor_node(p.block, required=p.required, chars_per_token=cpt, relevance=p.relevance, group=p.group)
+            floor_node(p.block, required=p.required, chars_per_token=tokens, relevance=p.relevance, group=p.group)
             for p in ranked.placements
         ]
-        nodes += [memory_node(m.node_id, m.text, m.token_estimate, cpt) for m in memory]
-        nodes.append(query_node(query, cpt))
+        nodes += [memory_node(m.node_id, m.text, m.token_estimate, tokens) for m in memory]
+        nodes.append(query_node(query, tokens))
         if continuation_json:
-            nodes.append(continuation_node(continuation_text, cpt))
+            nodes.append(continuation_node(continuation_text, tokens))
         if execution is not None:
             execution = ExecutionProjection.parse(execution)
-            nodes += execution_nodes(execution, cpt)
+            nodes += execution_nodes(execution, tokens)
 
         parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
         for block, req in zip(floor, floor_required, strict=True):
@@ -261,7 +293,7 @@ class ContextOrchestrator:
             () if execution is not None else history,
             bounds.turn_window + (self.config.compression.scan_groups if compressing else 0),
             UNBOUNDED_SCAN if compressing else bounds.char_cap - required_chars,
-            cpt,
+            tokens,
         )
         nodes += history_nodes
         if execution is not None and history:
@@ -270,6 +302,26 @@ class ContextOrchestrator:
             not_nodes.append(Unexplained(f"history[0:{older}]", "older than every group the governors can keep"))
         graph = ContextGraph(nodes)
         plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+        chosen = frozenset(plan.selected)
+        trim = selected_history_trim(
+            [
+                (g.start, g.chars, n.token_estimate, n.id in chosen)
+                for g, n in zip(history_groups, history_nodes, strict=True)
+            ],
+            end=len(history),
+            previous=history_trim,
+            mode=self.config.history.trim,
+            low_water=self.config.history.low_water,
+            turn_window=bounds.turn_window,
+        )
+        if trim.start > trim.newest_start:  # chunked dropped the oldest kept groups to low water
+            dropped = {history_node_id(g) for g in history_groups if g.start < trim.start}
+            history_nodes = [n for n in history_nodes if n.id not in dropped]
+            history_groups = [g for g in history_groups if g.start >= trim.start]
+            graph = ContextGraph([n for n in nodes if n.id not in dropped])
+            plan = select(graph, self.role_profile(role), bounds.budget, bounds.selection)
+            reason = f"[history] trim = chunked ({trim.reason.value}): older than the kept start {trim.start}"
+            not_nodes.append(Unexplained(f"history[{older}:{trim.start}]", reason))
         source_labels = {floor_node_id(b): b.label for b in floor}
         source_labels.update({n.id: history_label for n in history_nodes if history_label is not None})
         compression = compress_for_assembly(
@@ -328,11 +380,12 @@ class ContextOrchestrator:
             history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
-            environment=environment_facts(grant),
+            environment=self.environments.facts(session_id, grant, environment_of(floor)),
             layer_chars=layer_chars,
             compression_report=compression,
             execution=None if execution is None else execution_report(execution, selected),
             ranking=ranked if ranked.report is not None else None,
+            trim=trim,
             _history=kept_history,
             _continuation=continuation_json,
         )
@@ -340,6 +393,35 @@ class ContextOrchestrator:
             self.gate.check(assembled, target)  # refuse before inference, before anything is retained
         self._retain(assembled, session_id, grant, floor)
         return assembled
+
+    def _known_required(
+        self,
+        session_id: str,
+        grant: Grant | None,
+        identity: Sequence[Block],
+        codex: Sequence[MaterialRef | Block],
+        karma: Sequence[Block],
+        query: str,
+        continuation_text: str,
+    ) -> dict[str, tuple[int, int]]:
+        """Characters and estimated tokens of the required parts known before any projection:
+        the floor's given blocks and environment, the query and the continuation (material
+        references add to the codex once projected, so this never overstates)."""
+        cpt = self.config.governors.chars_per_token
+
+        def measured(blocks: Sequence[object]) -> tuple[int, int]:
+            texts = [block.text for block in blocks if isinstance(block, Block)]  # others are refused later
+            return sum(map(len, texts)), sum(-(-len(text) // cpt) for text in texts)
+
+        environment = self.environments.peek(session_id, grant).text
+        return {
+            "identity": measured(identity),
+            "codex": measured(codex),
+            "environment": (len(environment), -(-len(environment) // cpt)),
+            "karma": measured(karma),
+            "query": (len(query), -(-len(query) // cpt)),
+            "continuation": (len(continuation_text), -(-len(continuation_text) // cpt)),
+        }
 
     def _floor(
         self,
@@ -360,7 +442,7 @@ class ContextOrchestrator:
         required = [True] * len(floor)
         not_nodes: list[Unexplained] = []
         refs = [item for item in codex if isinstance(item, MaterialRef)]
-        contributions = self.projector().project_many(refs) if refs else []
+        contributions = self.projector().project_many(refs, progress=self.progress) if refs else []
         if (
             contributions
             and alternates is not None
@@ -401,8 +483,7 @@ class ContextOrchestrator:
         return floor, required, not_nodes
 
     def _retain(self, assembled: AssembledContext, session_id: str, grant: Grant | None, floor: list[Block]) -> None:
-        environment = next(block for block in floor if block.layer is Layer.ENVIRONMENT)
-        key = self.environments.lease(assembled.run_id, session_id, grant, environment)
+        key = self.environments.lease(assembled.run_id, session_id, grant, environment_of(floor))
         with self._lock:
             previous = self._runs.get(assembled.run_id)
             self._runs[assembled.run_id] = (assembled, key)

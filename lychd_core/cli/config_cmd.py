@@ -14,7 +14,9 @@ from typing import Any
 from rich.table import Table
 
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.config import LychdConfig, check_config, default_config, dump_config, load_config
+from lychd_core.config import LychdConfig, check_config
+from lychd_core.config.discovery import config_source
+from lychd_core.config.template import commented_config
 from lychd_core.errors import ConfigError
 from lychd_core.registry import get_registry
 
@@ -23,14 +25,21 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("config", help="write, validate or describe a configuration")
     actions = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
 
-    init = actions.add_parser("init", help="write the default configuration")
+    init = actions.add_parser(
+        "init", help="write the neutral default configuration, commented (every command here then finds it)"
+    )
     init.add_argument("--output", "-o", default="lychd.toml", help="file to write (default: lychd.toml)")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     add_json_flag(init)
     init.set_defaults(func=run_init)
 
     validate = actions.add_parser("validate", help="check a configuration against the installed plugins")
-    validate.add_argument("file", help="TOML configuration file")
+    validate.add_argument(
+        "file",
+        nargs="?",
+        help="TOML configuration file (default: the one commands here use: lychd.toml or [tool.lychd] "
+        "found from here upward)",
+    )
     add_json_flag(validate)
     validate.set_defaults(func=run_validate)
 
@@ -41,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run_init(args: argparse.Namespace) -> int:
     target = Path(args.output)
-    write_new_file(target, dump_config(default_config()), force=args.force)
+    write_new_file(target, commented_config(), force=args.force)
     if args.json:
         emit_json({"written": str(target)})
     else:
@@ -84,13 +93,14 @@ def write_new_file(target: Path, text: str, *, force: bool) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    config = load_config(args.file)
+    source = config_source(args.file)
+    config = source.load()
     check_config(config, get_registry())
     pins = _pins(config)
     if args.json:
-        emit_json({"file": args.file, "valid": True, "pins": pins})
+        emit_json({"file": None if source.path is None else str(source.path), "valid": True, "pins": pins})
         return 0
-    table = Table(title=f"{plain(args.file)}: valid")
+    table = Table(title=f"{plain(source.describe())}: valid")
     for column in ("where", "plugin", "revision"):
         table.add_column(column)
     for pin in pins:

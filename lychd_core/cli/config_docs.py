@@ -17,10 +17,15 @@ from lychd_core.config import LychdConfig, default_config, dump_config
 
 HEADER = """# Configuration reference
 
-A deployment configuration is one TOML file (`profiles/default.toml` is the embedded
-default; `lychd config init` writes it, `lychd config validate FILE` checks a file
-against the installed plugins, `lychd config schema` prints the JSON Schema for
-editor completion). Every table forbids unknown keys. This page is generated from the
+A deployment configuration is one TOML file. Every command uses `--config FILE` when
+given, else the nearest `lychd.toml` (or a `pyproject.toml` with a `[tool.lychd]`
+table) from its workspace (or the current folder) upward, else the embedded neutral
+default below, which labels nothing (so only the built-in `local` target admits
+material until you add `[[labels]]` rules). `lychd config init` writes that default,
+commented, as `lychd.toml`; `lychd config validate [FILE]` checks a file against the
+installed plugins; `lychd config schema` prints the JSON Schema for editor completion.
+`profiles/default.toml` is this default plus this repository's own label rules.
+Every table forbids unknown keys. This page is generated from the
 field descriptions by `python -m lychd_core.cli.config_docs`; do not edit it by hand.
 """
 
@@ -59,7 +64,7 @@ def render() -> str:
         lines.append(f"| `{key}` | `{_type_name(info.annotation)}` | {default} | {description} | `{example}` |")
     lines += [
         "",
-        "## The embedded default (`profiles/default.toml`)",
+        "## The embedded default",
         "",
         "```toml",
         dump_config(default_config()).rstrip(),

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, checked_config, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import ConfigError
@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("memory", help="add, forget, query and inspect derived memories")
     actions = parser.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML configuration (default: the embedded default)")
+    common.add_argument("--config", help=CONFIG_HELP)
     common.add_argument("--workspace", default=".", help="workspace root holding the state directory (default: .)")
     add_json_flag(common)
 
@@ -44,6 +44,7 @@ def add_parser(subparsers: Any) -> None:
     query.add_argument("--repository")
     query.add_argument("--actor")
     query.add_argument("--role", help="role asking; applies the configured role policy's visibility")
+    query.add_argument("--scope-role", help="the scope's role (a record scoped to a role); default: none")
     query.add_argument("--claim-type", action="append", default=[], choices=[t.value for t in ClaimType])
     query.add_argument("--feature", action="append", default=[], help="relevance feature (repeatable)")
     query.add_argument("--require-feature", action="append", default=[], help="required feature (repeatable)")
@@ -78,7 +79,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _config(args: argparse.Namespace) -> LychdConfig:
-    return checked_config(args.config)
+    return command_config(args)
 
 
 def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
@@ -127,7 +128,7 @@ def run_query(args: argparse.Namespace) -> int:
                 workspace=args.scope_workspace,
                 repository=args.repository,
                 actor=args.actor,
-                role=args.role,
+                role=args.scope_role,  # --role names the asking role (its profile), not the scope
             ),
             now=now,
             role_profile=None if args.role is None else _role_profile(config, args.role),

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.rule import Rule
 from rich.table import Table
 
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import MaterialError
@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
         "cached, unavailable with reasons. Every file is an optional reference pinned to its current digest.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories inside the workspace")
-    parser.add_argument("--config", help="TOML configuration (default: the embedded default configuration)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--workspace", default=".", help="workspace root (default: the current directory)")
     parser.add_argument("--processes", type=int, default=1, help="worker processes for bulk projection")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the projection cache")
@@ -91,7 +91,7 @@ def _progress(total: int, enabled: bool) -> Iterator[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = checked_config(args.config)
+    config = command_config(args)
     workspace = Workspace(args.workspace)
     paths, unreadable = collect_paths(workspace, config, args.paths)
     cache = None if args.no_cache else open_projection_cache(config, workspace.root)

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.errors import AssemblyError
 from lychd_core.families import RankingCandidate
@@ -18,7 +18,7 @@ from lychd_core.ranking import NodeRanking, RankingReport, rank_or_fallback, ran
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("rank", help="rank material for a query with the configured ranking profiles")
-    parser.add_argument("--config", help="TOML configuration (default: the embedded profiles/default.toml)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--workspace", default=".", help="workspace root that material paths are relative to")
     parser.add_argument(
         "--material", action="append", default=[], metavar="PATH", help="file or directory to rank (repeat)"
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit < 0:
         raise AssemblyError(f"--limit must be 0 (all) or a positive number, got {args.limit}")
-    config = checked_config(args.config)
+    config = command_config(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
     refs, skipped = _material_refs(orchestrator.workspace, args.material)

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
-from lychd_core.cli.loading import checked_config
+from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
 from lychd_core.errors import ConfigError
@@ -31,7 +31,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--max-chars", type=int, help="select at most this many characters")
     parser.add_argument("--max-bytes", type=int, help="select at most this many UTF-8 bytes")
     parser.add_argument("--max-history", type=int, help="select at most this many history groups (turn window)")
-    parser.add_argument("--config", help="TOML configuration (default: the built-in default)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -42,7 +42,7 @@ def role_profile(config: LychdConfig, role: str) -> RoleProfile:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = checked_config(args.config)
+    config = command_config(args)
     assembly = config.assembly
     window = args.window if args.window is not None else assembly.window
     if window is None:

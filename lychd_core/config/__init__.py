@@ -8,7 +8,6 @@ errors (unknown plugin, revision, options) are collected pre-commit style.
 from lychd_core.config.defaults import (
     DEFAULT_COMPRESSORS,
     DEFAULT_EGRESS,
-    DEFAULT_LABELS,
     STRUCTURE_PROFILES,
     STRUCTURE_REVISIONS,
     default_config,
@@ -34,7 +33,6 @@ from lychd_core.config.resolution import ResolvedPin, check_config, resolve_rule
 __all__ = [
     "DEFAULT_COMPRESSORS",
     "DEFAULT_EGRESS",
-    "DEFAULT_LABELS",
     "DEFAULT_RANKING",
     "MAX_CONFIG_BYTES",
     "SCHEMA_VERSION",

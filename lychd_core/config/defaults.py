@@ -1,4 +1,9 @@
-"""The embedded default configuration, identical to ``profiles/default.toml``."""
+"""The embedded default configuration: neutral, for any repository.
+
+It holds no ``[[labels]]`` rules (unlabelled material stays restricted, so only the
+built-in local target admits it); ``profiles/default.toml`` is this default plus this
+repository's own label rules (a test keeps the two otherwise equal).
+"""
 
 from __future__ import annotations
 
@@ -8,22 +13,6 @@ from lychd_core.config.files import parse_config
 from lychd_core.config.models import DEFAULT_RANKING, SCHEMA_VERSION, LychdConfig
 from lychd_core.mediatypes import known_text_types
 
-# This repository's own material is public source (its example vulnerability report is
-# private); edit these rules for yours.
-DEFAULT_LABELS: list[dict[str, Any]] = [
-    {"path": "/tests/fixtures/privacy/**", "privacy_class": "private", "categories": ["vulnerability-report"]}
-] + [
-    {"path": f"/{path}", "privacy_class": "public", "categories": [category], "subjects": ["lychd-core"]}
-    for path, category in (
-        ("lychd_core/**", "source-code"),
-        ("plugins/**", "source-code"),
-        ("tests/**", "source-code"),
-        ("benchmarks/**", "source-code"),
-        ("docs/**", "documentation"),
-        ("profiles/**", "configuration"),
-        ("README.md", "documentation"),
-    )
-]
 DEFAULT_EGRESS: dict[str, Any] = {
     "default_target": "local",
     "targets": {"hosted": {"remote": True, "max_class": "internal", "blocking_constraints": ["local-only"]}},
@@ -45,7 +34,7 @@ DEFAULT_COMPRESSORS = (("tool-output-elision", 2), ("verbatim-to-structure", 1),
 
 
 def default_config() -> LychdConfig:
-    """The embedded default, identical to ``profiles/default.toml``."""
+    """The embedded neutral default (``lychd config init`` writes it, commented)."""
     # Every text kind the core knows: its first-party structure profile, else verbatim.
     rules: dict[str, Any] = {kind: {"profile": "verbatim", "revision": 1} for kind in known_text_types()}
     rules.update(
@@ -65,7 +54,6 @@ def default_config() -> LychdConfig:
                     {"name": f"compress.{name}", "revision": revision} for name, revision in DEFAULT_COMPRESSORS
                 ]
             },
-            "labels": DEFAULT_LABELS,
             "egress": DEFAULT_EGRESS,
             "ranking": {"profiles": [*DEFAULT_RANKING]},
         },

@@ -14,12 +14,13 @@ from lychd_core.ranking.settings import RankingConfig
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores.settings import StoresConfig
+from lychd_core.tokens.settings import HistoryConfig, TokensConfig
 
 SCHEMA_VERSION = 1
 MAX_CONFIG_BYTES = 1 << 20
 DEFAULT_RANKING = (
     {"name": "lexical", "revision": 1, "weight": 2},
-    {"name": "symbol-graph", "revision": 1, "weight": 1},
+    {"name": "symbol-graph", "revision": 2, "weight": 1},
 )
 
 
@@ -222,6 +223,16 @@ class LychdConfig(StrictModel):
         default_factory=EgressConfig,
         description="Egress targets checked before every model call.",
         examples=[{"default_target": "local"}],
+    )
+    tokens: TokensConfig = Field(
+        default_factory=TokensConfig,
+        description="How tokens are counted for the token budget.",
+        examples=[{"counter": "o200k_base@1"}],
+    )
+    history: HistoryConfig = Field(
+        default_factory=HistoryConfig,
+        description="How settled history is trimmed when it no longer fits.",
+        examples=[{"trim": "chunked", "low_water": 60}],
     )
 
     _media_types_checked = field_validator("media_types")(_check_media_types)

@@ -3,6 +3,7 @@ behind the plugin boundary, every problem of a configuration collected at once."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ def _resolve(
     try:
         validated = found.obj.options_model.model_validate(options)
     except ValidationError as exc:
-        problems = validation_problems(exc)
+        problems = validation_problems(exc, model=found.obj.options_model)
         raise ConfigError(f"{where}.options rejected by {found.pin}: " + "; ".join(problems)) from None
     except RecursionError:
         raise ConfigError(f"{where}.options of {found.pin} are nested too deeply") from None
@@ -114,7 +115,25 @@ def check_config(config: LychdConfig, registry: Registry) -> None:
     for index, ranking in enumerate(config.ranking.profiles):
         where = f"ranking.profiles[{index}]"
         attempt(where, PluginFamily.RANKING_PROFILE, ranking.name, ranking.revision, ranking.options)
+    _check_counters(config, attempt)
     if problems:
         raise ConfigError(
             "configuration does not match the installed plugins:\n  " + "\n  ".join(problems), tuple(problems)
         )
+
+
+resolve_pin = _resolve
+"""The plugin pinned at ``name@revision`` with ``options`` validated by its own model."""
+
+
+def _check_counters(
+    config: LychdConfig, attempt: Callable[[str, PluginFamily, str, int, dict[str, Any]], None]
+) -> None:
+    from lychd_core.tokens.settings import parse_pin
+
+    if config.tokens.counter is not None:
+        name, revision = parse_pin(config.tokens.counter)
+        attempt("tokens.counter", PluginFamily.TOKEN_COUNTER, name, revision, config.tokens.options)
+    for model, choice in config.tokens.models.items():
+        name, revision = parse_pin(choice.counter)
+        attempt(f'tokens.models."{model}"', PluginFamily.TOKEN_COUNTER, name, revision, choice.options)

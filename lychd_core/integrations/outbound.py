@@ -10,13 +10,18 @@ request parameters. Those are counted in full, once, as ``instruction_chars``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
-from lychd_core.assembly.governors import BoundedMessages, bound_messages, effective_char_cap
+from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
+from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
+from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, trim_start
 from lychd_core.config import Governors
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.history import Message, compact_json
+from lychd_core.history import Message, compact_json, iter_groups_newest_first
+from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection, select_history
 from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
+from lychd_core.roles import RoleProfile
+from lychd_core.tokens.settings import HistoryConfig
 
 ItemT = TypeVar("ItemT")
 
@@ -39,7 +44,8 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
     one read in one call (reading goes newest first, so those are read next): one
     serializer call per chunk instead of per message, at most ``chunk - 1`` converted
     beyond what bounding reads. With ``memo``, items converted by an earlier request
-    (the same live, unchanged objects) are not converted again, nor their JSON redone."""
+    (the same live, unchanged objects) are not converted again, nor their JSON redone.
+    With ``checked``, the converters validate, so grouping does not validate again."""
 
     def __init__(
         self,
@@ -48,7 +54,10 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         convert_many: Callable[[Sequence[ItemT]], list[Message]] | None = None,
         chunk: int = 4,
         memo: WireMemo[ItemT] | None = None,
+        checked: bool = False,
     ) -> None:
+        self.checked = checked
+        """Whether ``convert`` and ``convert_many`` validate (``check_message``) what they return."""
         self._items = items
         self._convert = convert
         self._convert_many = convert_many
@@ -98,7 +107,11 @@ class LazyWire(Sequence[Message], Generic[ItemT]):
         """The compact JSON of ``self[index]`` (its cost), computed once per message object."""
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = compact_json(self._at(index))
+            message = self._at(index)  # a memo hit brings its text along
+            text = self._texts.get(index)
+            if text is not None:
+                return text
+            text = self._texts[index] = compact_json(message)
             entry = self._entries.get(index)
             if entry is not None:
                 entry.text = text
@@ -156,17 +169,95 @@ def bound_outbound(
     instruction_chars: int,
     rendering_chars: int = 0,
 ) -> BoundedMessages:
-    """Which suffix ``wire[start:]`` one request keeps.
+    """Which suffix ``wire[start:]`` one request keeps (``select_outbound``'s bound).
 
     The newest group (the in-progress exchange) is kept whole or the request is
     refused with ``ContextBudgetExceededError``; older complete groups follow newest
     first while they fit the turn window and the characters left after the
     instructions. ``wire`` may be plain wire messages or a ``LazyWire``.
     """
+    return select_outbound(
+        wire, governors=governors, window=window, instruction_chars=instruction_chars, rendering_chars=rendering_chars
+    ).bounded
+
+
+def select_outbound(
+    wire: Sequence[Message],
+    *,
+    governors: Governors,
+    window: int | None,
+    instruction_chars: int,
+    rendering_chars: int = 0,
+    profile: RoleProfile | None = None,
+    policy: HistoryPolicy = history_nodes_of,
+    cache: HistoryNodeCache | None = None,
+) -> HistorySelection:
+    """``bound_outbound`` with the selector's plan: the graph selector of ``lychd assemble``
+    over the groups of ``wire``, within the characters left after the instructions."""
     budget = history_char_budget(governors, window, instruction_chars, rendering_chars)
     view = wire if isinstance(wire, LazyWire) else LazyWire(wire, _identity)
-    return bound_messages(view, turn_window=governors.turn_window, char_budget=budget, text_of=view.text)
+    return select_history(
+        view,
+        turn_window=governors.turn_window,
+        char_budget=budget,
+        chars_per_token=governors.chars_per_token,
+        text_of=view.text,
+        profile=profile,
+        policy=policy,
+        cache=cache,
+        checked=view.checked,
+    )
 
 
 def _identity(message: Message) -> Message:
     return message
+
+
+def trim_outbound(
+    wire: Sequence[Message],
+    bound: BoundedMessages,
+    *,
+    history: HistoryConfig,
+    previous: int | None,
+    governors: Governors,
+    char_budget: int,
+    text_of: Callable[[int], str] | None = None,
+) -> tuple[BoundedMessages, TrimDecision]:
+    """``bound`` (the newest groups that fit) under the ``[history] trim`` policy, given the
+    previous request's start. The current exchange is never touched; only where the kept
+    settled groups start may move later (``chunked``), never earlier than ``newest`` allows."""
+    if history.trim == "newest" or previous is None:  # newest never depends on a previous start
+        return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST)
+    current = next(iter_groups_newest_first(wire, text_of), None)
+    if current is None:
+        return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST, previous)
+    end = current.start
+    spans = [
+        GroupSpan(g.start, g.chars)
+        for g in reversed(list(_settled_from(wire, bound.start, text_of)))  # oldest first
+    ]
+    decision = trim_start(
+        spans,
+        end=end,
+        newest_start=bound.start,
+        previous=previous,
+        mode=history.trim,
+        low_water=history.low_water,
+        room_chars=max(char_budget - current.chars, 0),
+        max_groups=max(governors.turn_window, 0),
+    )
+    if decision.start == bound.start:
+        return bound, decision
+    kept = [span for span in spans if span.start >= decision.start]
+    chars = current.chars + sum(span.chars for span in kept)
+    return BoundedMessages(decision.start, len(kept), decision.start, chars, current.chars), decision
+
+
+def _settled_from(wire: Sequence[Message], start: int, text_of: Callable[[int], str] | None) -> Iterator[Any]:
+    """Settled groups newest first, down to the one starting at ``start`` (the current exchange skipped)."""
+    groups = iter_groups_newest_first(wire, text_of)
+    next(groups, None)
+    for group in groups:
+        if group.start < start:
+            return
+        yield group

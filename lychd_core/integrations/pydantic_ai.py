@@ -39,21 +39,20 @@ except ModuleNotFoundError as exc:  # the optional extra is missing: say how to 
     ) from exc
 
 from lychd_core.assembly.floor import BLOCK_SEPARATOR, check_floor, render_block
-from lychd_core.assembly.governors import request_input_limit, resolve_window
+from lychd_core.assembly.governors import BoundedMessages, request_input_limit, resolve_window
+from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
-from lychd_core.history import Message, check_message, check_messages, message_chars
-from lychd_core.integrations.egress import CallLabels, request_node_labels
-from lychd_core.integrations.outbound import (
-    LazyWire,
-    bound_outbound,
-    history_char_budget,
-    measured,
-    outbound_char_cap,
-)
+from lychd_core.history import Message, check_message, check_messages, iter_groups_newest_first, message_chars
+from lychd_core.integrations.egress import CallLabels
+from lychd_core.integrations.outbound import LazyWire, measured
+from lychd_core.integrations.outbound_engine import OutboundEngine
+from lychd_core.integrations.pydantic_ai_cache import CacheTtl, cache_floor, place_history_cache_point, precount
 from lychd_core.integrations.wire_memo import WireMemo
-from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
+from lychd_core.privacy import EgressConfig, EgressDecision
+from lychd_core.tokens import BoundCounter, CalibrationStore, reference_counter
+from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
     "GovernedContext",
@@ -188,6 +187,19 @@ class OutboundBound:
     instruction_chars: int  # the instructions sent, the floor text included
     char_cap: int  # min(char_cap, chars_per_token x window)
     input_token_limit: int | None  # window - output_reserve, when the window is known
+    trim: TrimDecision | None = None  # where the kept history starts under [history] trim, and why
+    token_counter: str | None = None  # the pin of the counter that made estimated_tokens
+    estimated_tokens: int | None = None  # that counter's count of the instructions and the sent messages
+    counted_tokens: int | None = None  # the model's own count_tokens, where it has one (precount=True)
+    cache_points: int = 0  # provider cache points asked for (floor, end of the retained settled history)
+    reported_input_tokens: int | None = None  # provider-reported, in the on_usage report after the response
+    cache_read_tokens: int | None = None  # provider-reported tokens read from its prompt cache
+    cache_write_tokens: int | None = None  # provider-reported tokens written to its prompt cache
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["trim"] = None if self.trim is None else self.trim.to_json()
+        return data
 
 
 FloorProvider = Callable[[RunContext[AgentDepsT]], Sequence[Block]]
@@ -208,6 +220,15 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
       the caller's labels for history, the current exchange and the query. Every request
       is checked before the model is called; a refusal raises ``EgressRefused``.
     - ``on_egress``: called with the ``EgressDecision`` of every request attempt.
+    - ``history`` / ``trim_state``: the ``[history] trim`` policy and the previous start of
+      the kept history it continues from (``chunked``); one ``trim_state`` per conversation.
+    - ``token_counter``: counts ``estimated_tokens`` of every request (default: the
+      reference, ceil(chars / chars_per_token)); ``precount``: also ask the model's own
+      ``count_tokens`` where it has one, and refuse before sending past the token limit.
+    - ``cache_points``: ask the provider to cache the floor and the retained settled history
+      (``cache_ttl``); ``on_usage``: called after each response with the request's
+      ``OutboundBound`` completed by the provider-reported input and cache tokens;
+      ``calibration``: a ``CalibrationStore`` that learns the model's token ratio from them.
     """
 
     floor: Sequence[Block] = ()
@@ -220,26 +241,39 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     egress: EgressConfig = field(default_factory=EgressConfig)
     labels: CallLabels = field(default_factory=CallLabels)
     on_egress: Callable[[EgressDecision], None] | None = None
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    trim_state: TrimState = field(default_factory=TrimState)
+    token_counter: BoundCounter | None = None
+    cache_points: bool = False
+    cache_ttl: CacheTtl = "5m"
+    precount: bool = False
+    on_usage: Callable[[OutboundBound], None] | None = None
+    calibration: CalibrationStore | None = None
+    _pending: dict[tuple[str | None, int], OutboundBound] = field(init=False, repr=False, default_factory=dict)
     _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
-    _char_cap: int = field(init=False, repr=False, default=0)
-    _input_limit: int | None = field(init=False, repr=False, default=None)
+    _engine: OutboundEngine = field(init=False, repr=False, compare=False)
     # Settled messages are the same objects request after request: convert each once.
     _memo: WireMemo[ModelMessage] = field(init=False, repr=False, compare=False, default_factory=WireMemo)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.governors, Governors):
-            raise BudgetError(f"governors must be a lychd_core.config.Governors, got {type(self.governors).__name__}")
-        self.window = resolve_window(self.window, None)
-        if isinstance(self.output_reserve, bool) or not isinstance(self.output_reserve, int) or self.output_reserve < 0:
-            raise BudgetError(f"output_reserve must be an integer >= 0, got {self.output_reserve!r}")
+        self._engine = OutboundEngine(
+            adapter="pydantic-ai",
+            governors=self.governors,
+            window=self.window,
+            output_reserve=self.output_reserve,
+            target=self.target,
+            egress=self.egress,
+            labels=self.labels,
+            on_egress=self.on_egress,
+            history=self.history,
+            trim_state=self.trim_state,
+        )
+        self.window = self._engine.window
         self._floor = check_floor(self.floor)
         self._floor_text = BLOCK_SEPARATOR.join(render_block(block) for block in self._floor)
-        self._char_cap = outbound_char_cap(self.governors, self.window)
-        self._input_limit = None if self.window is None else request_input_limit(self.window, self.output_reserve)
-        history_char_budget(self.governors, self.window, len(self._floor_text))  # the static floor must fit
-        self.egress.target(self.target)  # an unknown target fails here, not at the first request
+        self._engine.check_instructions(len(self._floor_text))  # the static floor must fit
 
     @classmethod
     def from_config(
@@ -261,6 +295,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             governors=config.governors,
             window=resolve_window(window, config.assembly.window),
             output_reserve=config.assembly.reserve_output,
+            history=config.history,
             on_bound=on_bound,
             target=target,
             egress=config.egress,
@@ -274,12 +309,12 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
 
     @property
     def char_cap(self) -> int:
-        return self._char_cap
+        return self._engine.char_cap
 
     @property
     def input_token_limit(self) -> int | None:
         """Input tokens one request may use (``window - output_reserve``), if the window is known."""
-        return self._input_limit
+        return self._engine.input_token_limit
 
     def usage_limits(
         self, *, base: UsageLimits | None = None, count_tokens_before_request: bool | None = None
@@ -323,63 +358,78 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         """
         messages = request_context.messages
         parameters = request_context.model_request_parameters
+        model = request_context.model
         instruction_chars = len(InstructionPart.join(parameters.instruction_parts or []) or "")
-        wire = LazyWire(messages, _wire_of, _wires_of, memo=self._memo)
-        rendering_chars = 0
-        while True:  # each pass reserves what rendering added, so it keeps strictly less or refuses
-            bound = bound_outbound(
-                wire,
-                governors=self.governors,
-                window=self.window,
-                instruction_chars=instruction_chars,
-                rendering_chars=rendering_chars,
-            )
-            suffix = messages[bound.start :]
-            if not _rendering_may_add(wire, bound.start, request_context.model):
-                sent_chars = bound.chars  # sent as recorded: the wire form is what is sent
-                break
-            sent_chars = _measured_chars(request_context.model.prepare_messages(list(suffix), parameters))
-            if sent_chars + instruction_chars <= self._char_cap:
-                break
-            rendering_chars = sent_chars - bound.chars
-        self._check_egress(bound.kept_groups, ctx.run_step > 1)  # before the model is called
-        # A new list: the request-only view. The message objects are shared, never edited.
-        request_context.messages = suffix
-        if self.on_bound is not None:
-            self.on_bound(
-                OutboundBound(
-                    run_id=ctx.run_id,
-                    run_step=ctx.run_step,
-                    history_messages=len(messages),
-                    sent_messages=len(suffix),
-                    omitted_messages=bound.omitted_messages,
-                    kept_groups=bound.kept_groups,
-                    history_chars=bound.chars,
-                    continuation_chars=bound.continuation_chars,
-                    sent_chars=sent_chars,
-                    instruction_chars=instruction_chars,
-                    char_cap=self._char_cap,
-                    input_token_limit=self._input_limit,
-                )
-            )
-        return request_context
+        wire = LazyWire(messages, _wire_of, _wires_of, memo=self._memo, checked=True)
 
-    def _check_egress(self, kept_groups: int, continuation: bool) -> None:
-        blocks = (*self._floor, *self._dynamic)
-        nodes = request_node_labels(blocks, self.labels, kept_groups=kept_groups, continuation=continuation)
-        name, target = self.egress.target(self.target)
-        decision = decide_egress(nodes, name, target)
-        if self.on_egress is not None:
-            self.on_egress(decision)
-        decision.raise_if_refused()
+        def rendered(bound: BoundedMessages) -> int | None:
+            if not _rendering_may_add(wire, bound.start, model):
+                return None  # sent as recorded: the wire form is what is sent
+            return _measured_chars(model.prepare_messages(list(messages[bound.start :]), parameters))
+
+        outcome = self._engine.govern(  # bounds, gates egress, records the span: before the model is called
+            wire,
+            instruction_chars=instruction_chars,
+            blocks=(*self._floor, *self._dynamic),
+            continuation=ctx.run_step > 1,
+            measure=rendered,
+        )
+        bound = outcome.bounded
+        # A new list: the request-only view. The message objects are shared, never edited.
+        suffix = messages[bound.start :]
+        request_context.messages = suffix
+        counter = self.token_counter or reference_counter(self.governors.chars_per_token)
+        estimated = counter.count(InstructionPart.join(parameters.instruction_parts or []) or "") + sum(
+            counter.count(wire.text(index)) for index in range(bound.start, len(messages))
+        )
+        points = 0
+        if self.cache_points:
+            request_context.messages, points = place_history_cache_point(
+                suffix, _settled_end(wire, bound.start, len(messages)), self.cache_ttl
+            )
+            points += cache_floor(request_context)
+        counted = await precount(model, request_context) if self.precount else None
+        report = OutboundBound(
+            run_id=ctx.run_id,
+            run_step=ctx.run_step,
+            history_messages=len(messages),
+            sent_messages=len(suffix),
+            omitted_messages=bound.omitted_messages,
+            kept_groups=bound.kept_groups,
+            history_chars=bound.chars,
+            continuation_chars=bound.continuation_chars,
+            sent_chars=outcome.sent_chars,
+            instruction_chars=instruction_chars,
+            char_cap=outcome.char_cap,
+            input_token_limit=self.input_token_limit,
+            trim=outcome.trim,
+            token_counter=counter.pin,
+            estimated_tokens=estimated,
+            counted_tokens=counted,
+            cache_points=points,
+        )
+        limit = self.input_token_limit
+        if counted is not None and limit is not None and counted > limit:
+            raise RequestInputLimitError(
+                f"model request {ctx.run_step} would use {counted} input tokens (the model's count_tokens) but each "
+                f"request may use {limit}",
+                required=counted,
+                available=limit,
+                parts={"counted_input_tokens": counted},
+            )
+        self._pending[(ctx.run_id, ctx.run_step)] = report
+        if self.on_bound is not None:
+            self.on_bound(report)
+        return request_context
 
     async def after_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
         """Refuse a response whose provider-reported input exceeded the per-request bound,
         before its tool calls or output can advance the run."""
-        limit = self._input_limit
+        limit = self.input_token_limit
         used = response.usage.input_tokens
+        self._report_usage(ctx, request_context, response)
         if limit is not None and used > limit:
             raise RequestInputLimitError(
                 f"model request {ctx.run_step} used {used} input tokens (provider-reported) but each request may "
@@ -389,3 +439,30 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 parts={"provider_input_tokens": used},
             )
         return response
+
+    def _report_usage(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext, response: ModelResponse
+    ) -> None:
+        report = self._pending.pop((ctx.run_id, ctx.run_step), None)
+        if report is None:
+            return
+        usage = response.usage
+        report = dataclasses.replace(
+            report,
+            reported_input_tokens=usage.input_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        if self.calibration is not None and usage.input_tokens > 0:
+            model = request_context.model
+            chars = report.sent_chars + report.instruction_chars
+            if chars > 0:
+                self.calibration.record(f"{model.system}:{model.model_name}", chars, usage.input_tokens, 333_334)
+        if self.on_usage is not None:
+            self.on_usage(report)
+
+
+def _settled_end(wire: LazyWire[ModelMessage], start: int, end: int) -> int:
+    """Index, within ``wire[start:end]``, of the first message of the current exchange."""
+    current = next(iter_groups_newest_first(wire, wire.text), None)
+    return (end if current is None else current.start) - start

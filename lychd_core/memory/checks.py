@@ -63,6 +63,20 @@ def check_text(name: str, value: object, max_chars: int) -> str:
         raise NonCanonicalError(f"{name} must be non-empty text, got {value!r}")
     if len(value) > max_chars:
         raise ScoreOutOfRangeError(f"{name} has {len(value)} characters; at most {max_chars} are allowed")
+    if not value.isascii():
+        check_unicode(name, value)
+    return value
+
+
+def check_unicode(name: str, value: str) -> str:
+    """``value`` if it is encodable as UTF-8; a lone surrogate (from ``\\udc80`` in JSON) is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NonCanonicalError(
+            f"{name} is not valid Unicode text: a lone surrogate at character {exc.start}; "
+            "surrogates must come in pairs (write the character itself or its UTF-16 pair)"
+        ) from None
     return value
 
 

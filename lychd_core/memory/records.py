@@ -366,9 +366,16 @@ class MemoryRecord:
 
     def encoded(self) -> tuple[str, str]:
         """Canonical text and digest, serializing once (the digest is cached on the object)."""
-        text = self.canonical_text()
+        try:
+            text = self.canonical_text()
+            data = text.encode("utf-8") if self._digest is None else b""
+        except UnicodeEncodeError as exc:  # a lone surrogate outside the claim (a label name): typed
+            raise NonCanonicalError(
+                f"memory {self.memory_id!r} holds text that is not valid Unicode (a lone surrogate, "
+                f"{exc.object[exc.start : exc.end]!r}); surrogates must come in pairs"
+            ) from None
         if self._digest is None:
-            object.__setattr__(self, "_digest", sha256_digest(text.encode("utf-8")))
+            object.__setattr__(self, "_digest", sha256_digest(data))
         assert self._digest is not None
         return text, self._digest
 

@@ -22,11 +22,12 @@ from lychd_core.privacy.errors import (
     VocabularyError,
 )
 from lychd_core.privacy.gate import EgressGate
+from lychd_core.privacy.globs import compile_glob
 from lychd_core.privacy.grammar import FieldSpec, ParsedText, RecordGrammar, check_owners, parse_text
 from lychd_core.privacy.plan import DisclosurePlan, load_plan, local_ref
 from lychd_core.privacy.projection import CallProjection, ProjectionItem
 from lychd_core.privacy.receipts import OperationCount, TransformationReceipt, check_chain, next_receipt
-from lychd_core.privacy.rules import compile_glob, label_for, matching_rule
+from lychd_core.privacy.rules import label_for, matching_rule
 from lychd_core.privacy.seal import PrivacyCut, SealAuthority
 from lychd_core.privacy.settings import LOCAL, EgressConfig, EgressTarget, LabelRule
 from lychd_core.privacy.verify import CutVerification, verify_cut

@@ -13,6 +13,7 @@ from typing import Any
 
 from lychd_core.labels import PrivatizationLabel, join_labels
 from lychd_core.privacy.errors import EgressRefused, UnknownContributorError
+from lychd_core.privacy.label_hints import label_hint
 from lychd_core.privacy.settings import EgressTarget
 
 
@@ -54,6 +55,8 @@ class EgressDecision:
     reasons: tuple[str, ...] = ()
     sealed_event: str | None = None
     uses_left: int | None = None
+    hint: str = ""
+    """How to label what was refused (the ``[[labels]]`` rules to add), for the message."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,7 +88,8 @@ def decide_egress(
         for node_id, label in node_labels.items()
         if (reasons := label_problems(label, target))
     )
-    return EgressDecision(target_name, False, joined, offenders, problems)
+    hint = label_hint(((o.node_id, o.label) for o in offenders), target.privacy_class)
+    return EgressDecision(target_name, False, joined, offenders, problems, hint=hint)
 
 
 def label_sources(node_labels: Mapping[str, PrivatizationLabel]) -> dict[str, list[str]]:

@@ -23,11 +23,13 @@ class CutReason(StrEnum):
     LOST_UTILITY = "lost-utility"
     RECONSTRUCTION_MISMATCH = "reconstruction-mismatch"
     CHAIN_BROKEN = "chain-broken"
+    RECEIPT_MISMATCH = "receipt-mismatch"
     PLAN_MISMATCH = "plan-mismatch"
     VERDICT_FAILED = "verdict-failed"
     POLICY_MISMATCH = "policy-mismatch"
     EXPIRED = "expired"
     EMPTY = "empty"
+    TOO_LARGE = "too-large"
 
 
 class SealReason(StrEnum):
@@ -71,6 +73,7 @@ class EgressRefused(PrivacyRefusal):
             f"egress to target {decision.target!r} refused: {offenders}"
             + (f" and {more} more" if more > 0 else "")
             + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
+            + (f"\n{decision.hint}" if decision.hint else "")
         )
         self.decision = decision
 

@@ -54,7 +54,7 @@ class EgressGate:
         delivery_id: str | None = None,
     ) -> EgressDecision:
         """Admit a sealed candidate (see :meth:`SealAuthority.admit`); the target must be configured."""
-        name, _ = self.egress.target(target or cut.plan.target)
+        name, _ = self.egress.target(cut.plan.target if target is None else target)
         return self.authority.admit(
             cut,
             candidate=candidate,

@@ -1,4 +1,4 @@
-"""Labels from ``[[labels]]`` rules: ordered gitignore-style globs, first match wins.
+"""Labels from ``[[labels]]`` rules: ordered gitignore-style globs (:mod:`.globs`), first match wins.
 
 A matching rule gives a label of known lineage whose one material parent is the
 material's digest-bound reference (``path@digest``). Material no rule matches stays
@@ -8,47 +8,11 @@ rule: the two are joined.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from lychd_core.labels import PrivatizationLabel
+from lychd_core.privacy.globs import compile_glob
 from lychd_core.privacy.settings import LabelRule, class_of
-
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
-
-
-@lru_cache(maxsize=1024)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A gitignore-style glob as a regex over POSIX relative paths.
-
-    A pattern without an inner '/' matches a name at any depth; a leading '/' anchors it
-    to the workspace root; a match on a folder covers everything under it.
-    """
-    anchored = pattern.startswith("/")
-    body = pattern.strip("/")
-    prefix = "" if anchored or "/" in body else "(?:[^/]+/)*"
-    return re.compile(f"^{prefix}{_translate(body)}(?:/.*)?$", re.DOTALL)
 
 
 def rule_label(rule: LabelRule, path: str, digest: str) -> PrivatizationLabel:

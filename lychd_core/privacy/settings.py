@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from lychd_core.labels import LOCAL_ONLY, MAX_WEIGHT, PrivacyClass
 from lychd_core.privacy.errors import UnknownTargetError
+from lychd_core.privacy.globs import glob_problem
 
 ClassName = Literal["public", "internal", "private", "restricted"]
 LOCAL_TARGET = "local"
@@ -62,6 +63,9 @@ class LabelRule(_Strict):
             raise ValueError(f"label rule path {value!r} is not a workspace-relative glob")
         if "\\" in value or "\x00" in value or ".." in value.split("/"):
             raise ValueError(f"label rule path {value!r} must be a workspace-relative glob with '/' separators")
+        problem = glob_problem(value)
+        if problem is not None:
+            raise ValueError(f"label rule path {value[:80]!r} {problem}")
         return value
 
     @field_validator("categories", "subjects", "handling_constraints")
@@ -139,8 +143,9 @@ class EgressConfig(_Strict):
         return self
 
     def target(self, name: str | None) -> tuple[str, EgressTarget]:
-        """The named target (or the default); an unknown name is refused naming the known ones."""
-        name = name or self.default_target
+        """The named target (``None``: the default); an unknown or empty name is refused naming the known ones."""
+        if name is None:
+            name = self.default_target
         if name in self.targets:
             return name, self.targets[name]
         if name == LOCAL_TARGET:

@@ -50,6 +50,22 @@ class SpecialFileError(MaterialError):
     """The path is a directory, FIFO, device, socket or other non-regular file."""
 
 
+class MaterialPermissionError(MaterialError, PermissionError):
+    """The file, or a folder on its path, may not be read or searched by this user."""
+
+
+def permission_refusal(shown: str, path: Path | str) -> MaterialPermissionError:
+    """The refusal for a path this user may not read: names it and the nearest folder that blocks it."""
+    blocked = Path(path)
+    for folder in reversed(blocked.parents):
+        if not os.access(folder, os.R_OK | os.X_OK):
+            return MaterialPermissionError(
+                f"{shown}: permission denied: the folder {folder} cannot be read or searched by this user; "
+                "grant read and search access (chmod u+rx) or leave it out"
+            )
+    return MaterialPermissionError(f"{shown}: permission denied: this user may not read it (chmod u+r)")
+
+
 class MaterialTooLargeError(MaterialError):
     """The material is over its byte bound; it was not read."""
 
@@ -235,6 +251,12 @@ class Workspace:
         if relative == ".":
             return relative, True
         target = self.root / relative
+        try:
+            return self._classify(raw, relative, target)
+        except PermissionError:
+            raise permission_refusal(raw, target) from None
+
+    def _classify(self, raw: str, relative: str, target: Path) -> tuple[str, bool]:
         if target.is_symlink():
             try:
                 is_folder = target.resolve(strict=True).is_dir()
@@ -297,6 +319,8 @@ class Workspace:
             return _open_below(fd, parts)
         except FileNotFoundError:
             raise MaterialNotFoundError(f"{shown}: no such file") from None
+        except PermissionError:
+            raise permission_refusal(shown, base.joinpath(*parts)) from None
         except OSError as exc:
             raise MaterialScopeError(f"{shown}: changed while being opened ({exc.strerror or exc})") from None
 

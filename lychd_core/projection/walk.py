@@ -1,9 +1,10 @@
 """.gitignore-aware directory walking for ``lychd project`` (pathspec's git semantics).
 
 Every ``.gitignore`` from the workspace root down to each directory applies to the
-paths below it, deeper files taking precedence (as in git). ``.git`` and the given
-skipped directories (the state directory) are never entered; symlinked directories
-are not followed. Symlinks and special files are listed, so reading them reports why
+paths below it, deeper files taking precedence (as in git). ``.git``, ``.lychd``, the
+given skipped directories (the state directory) and any directory holding a valid
+``CACHEDIR.TAG`` (as ``tar --exclude-caches`` skips) are never entered; symlinked
+directories are not followed. Symlinks and special files are listed, so reading them reports why
 they are refused instead of hiding them.
 
 The walk is hostile-input safe: it keeps an explicit stack (a tree thousands of levels
@@ -25,8 +26,11 @@ from pathlib import Path
 
 import pathspec
 
+from lychd_core.stores.state_dir import is_cache_dir
+
 GITIGNORE = ".gitignore"
-NEVER_WALKED = frozenset({".git"})
+NEVER_WALKED = frozenset({".git", ".lychd"})
+CACHEDIR_TAG = "CACHEDIR.TAG"
 MAX_GITIGNORE_BYTES = 1 << 20
 MAX_STAR_RUNS = 2
 """Runs of ``*`` one pattern may hold; three already take seconds per path in pathspec's regexes."""
@@ -159,6 +163,8 @@ def _walk(start: Path, start_base: str, start_rules: list[_Rules], skipped: set[
         except OSError as exc:
             result.unreadable.append((shown(base or "."), exc.strerror or str(exc)))
             continue
+        if any(entry.name == CACHEDIR_TAG for entry in entries) and is_cache_dir(directory):
+            continue  # a cache (another tool's, or a state directory elsewhere): nothing to project
         active = [*rules, own] if own is not None else rules
         for entry in reversed(entries):  # reversed: the stack pops in name order
             path = f"{base}/{entry.name}" if base else entry.name

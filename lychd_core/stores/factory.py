@@ -10,6 +10,7 @@ from lychd_core.errors import ConfigError, LychdError, MemoryStoreError
 from lychd_core.stores.paths import store_file
 from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
 from lychd_core.stores.settings import StoreConfig
+from lychd_core.stores.state_dir import prepare_state_dir
 
 DEFAULT_SCHEMA = "lychd"
 DEFAULT_KEY_NAME = "cache.key"
@@ -47,12 +48,21 @@ def open_memory_store(config: LychdConfig, workspace: Path | str, *, create: boo
     from lychd_core.memory.store import SqliteMemoryStore
 
     path = config.stores.path_of(store, Path(workspace))
+    if create:
+        prepare_for(config, workspace, path)
     try:
         return SqliteMemoryStore.open(path, create=create)
     except LychdError:  # typed already (some also inherit OSError)
         raise
     except OSError as exc:  # e.g. a file where the state directory should be
         raise MemoryStoreError(f"{path}: cannot open the memory store: {exc.strerror or exc}") from None
+
+
+def prepare_for(config: LychdConfig, workspace: Path | str, path: Path) -> None:
+    """Create and mark the state directory when a store is about to write ``path`` inside it."""
+    state_dir = config.stores.state_path(Path(workspace))
+    if path.is_relative_to(state_dir):
+        prepare_state_dir(state_dir)
 
 
 def cache_key_path(config: LychdConfig, workspace: Path | str) -> Path:
@@ -66,6 +76,7 @@ def open_projection_cache(config: LychdConfig, workspace: Path | str) -> Project
     """The configured projection cache (opened lazily on first use)."""
     store = config.stores.projection_cache
     key_path = cache_key_path(config, workspace)
+    prepare_for(config, workspace, key_path)
     if store.backend == "postgresql":
         from lychd_core.stores.postgres.cache import PostgresProjectionCache
 

@@ -19,6 +19,7 @@ from lychd_core.testing.contracts import (
     RolePolicyContract,
 )
 from lychd_core.testing.ranking_contract import RankingProfileContract
+from lychd_core.testing.token_contract import TokenCounterContract
 
 __all__ = [
     "CompressorContract",
@@ -26,4 +27,5 @@ __all__ = [
     "ProjectionProfileContract",
     "RankingProfileContract",
     "RolePolicyContract",
+    "TokenCounterContract",
 ]

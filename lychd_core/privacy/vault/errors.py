@@ -15,6 +15,18 @@ class VaultStoreError(VaultError, OSError):
     """The vault or its key store cannot be opened, read or written."""
 
 
+class KeyStoreError(VaultStoreError):
+    """The key store cannot be used as it is; it was left untouched, never recreated."""
+
+
+class KeyStoreMissing(KeyStoreError, FileNotFoundError):
+    """The vault exists but its key store does not: every lease's keys would be lost."""
+
+
+class KeyStoreExposed(KeyStoreError, PermissionError):
+    """The key store (or its folder) is reachable by someone other than its owner, or owned by another user."""
+
+
 class VaultLockedError(VaultStoreError):
     """Another writer held the vault past the busy timeout; nothing was written."""
 

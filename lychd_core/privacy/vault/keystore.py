@@ -12,11 +12,18 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
+import stat
 from pathlib import Path
 
 from lychd_core.privacy.vault.aead import KEY_BYTES
-from lychd_core.privacy.vault.errors import LeaseUnrecoverable, VaultStoreError
-from lychd_core.privacy.vault.sqlite import checkpoint, connect, immediate, sqlite_errors
+from lychd_core.privacy.vault.errors import (
+    KeyStoreError,
+    KeyStoreExposed,
+    KeyStoreMissing,
+    LeaseUnrecoverable,
+    VaultStoreError,
+)
+from lychd_core.privacy.vault.sqlite import checkpoint, connect, create_database, immediate, probe, sqlite_errors
 
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -27,11 +34,53 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS lease_secrets ("
     " lease_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL REFERENCES kek(epoch), secret BLOB NOT NULL,"
     " created_at INTEGER NOT NULL)",
+    # the first claim of each live lease, kept apart from the vault: a vault copy restored from before
+    # the claim cannot hand the lease to a second principal (deleted with the lease's erasure secret)
+    "CREATE TABLE IF NOT EXISTS claims (lease_id TEXT PRIMARY KEY, claim TEXT NOT NULL, created_at INTEGER NOT NULL)",
 )
 
 
 POOL_SIZE = 16  # lease ids whose erasure secrets are made durable in one key-store commit
 POOL_MAX_AGE = 300  # a reserved id older than this is destroyed, well before others may call it an orphan
+
+
+def _build(conn: sqlite3.Connection, now: int) -> None:
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.execute("INSERT INTO kek VALUES (1, ?, ?)", (os.urandom(KEY_BYTES), now))
+
+
+def check_private(path: Path) -> None:
+    """The checks the projection cache applies to ``cache.key``, plus ownership: a regular file
+    (no symlink), owned by this user, with no group or other permission bits, in a folder owned
+    by this user that no one else may write."""
+    folder = path.parent
+    info = os.stat(folder)
+    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise KeyStoreExposed(
+            f"the key store's folder {folder} is owned by uid {info.st_uid} with mode {stat.S_IMODE(info.st_mode):o}; "
+            f"it must be owned by this user (uid {os.geteuid()}) and writable by no one else (chmod 700 {folder})"
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise KeyStoreError(f"the key store {path} cannot be opened ({why}); a symlink is refused") from None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise KeyStoreError(f"the key store {path} is not a regular file; it was left untouched")
+    if info.st_uid != os.geteuid():
+        raise KeyStoreExposed(
+            f"the key store {path} is owned by uid {info.st_uid}, not this user (uid {os.geteuid()}); it is not used"
+        )
+    if info.st_mode & 0o077:
+        raise KeyStoreExposed(
+            f"the key store {path} is readable or writable by others (mode {stat.S_IMODE(info.st_mode):o}); "
+            f"anyone who read it can unwrap every lease. Run chmod 600 {path} (and consider the keys exposed)"
+        )
 
 
 class KeyStore:
@@ -74,20 +123,34 @@ class KeyStore:
         self._pool = []
 
     @classmethod
-    def open(cls, path: str | Path, *, now: int, busy_timeout_ms: int = 30_000) -> KeyStore:
+    def open(cls, path: str | Path, *, now: int, create: bool = True, busy_timeout_ms: int = 30_000) -> KeyStore:
+        """Open the key store, creating it only when ``create`` (a vault that does not exist yet).
+
+        Refused, and left untouched: a missing key store when not ``create``, an empty or
+        non-SQLite file, a symlink or non-regular file, one readable or writable by others,
+        one owned by another user, or a folder others may write (see :func:`check_private`).
+        """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not probe(path, "key store"):
+            if not create:
+                raise KeyStoreMissing(
+                    f"the key store {path} is missing but its vault exists; it is never recreated, because a new key "
+                    "would make every lease unreadable. Restore the key store, or remove the vault database too "
+                    "to start over (its leases are then lost)"
+                )
+            create_database(path, lambda conn: _build(conn, now))
+        check_private(path)
         tag = path.parent / "CACHEDIR.TAG"
         if not tag.exists():
             tag.write_text(CACHEDIR_TAG, encoding="ascii")
-        conn = connect(path, busy_timeout_ms=busy_timeout_ms, private=True)
+        conn = connect(path, busy_timeout_ms=busy_timeout_ms)
         store = cls(conn, path)
         try:
             with immediate(conn, path, "prepare the key store"):
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 if conn.execute("SELECT 1 FROM kek LIMIT 1").fetchone() is None:
-                    conn.execute("INSERT INTO kek VALUES (1, ?, ?)", (os.urandom(KEY_BYTES), now))
+                    raise KeyStoreError(f"the key store {path} holds no key-encryption key; it was left untouched")
         except BaseException:
             conn.close()
             raise
@@ -149,6 +212,19 @@ class KeyStore:
             ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def record_claim(self, lease_id: str, claim_digest: str, *, now: int) -> str:
+        """Record the first claim of ``lease_id`` (durably, before the vault's row says CLAIMED) and
+        return the claim on record: this one, or an earlier one that must win."""
+        with immediate(self._connection, self.path, "record a claim") as conn:
+            conn.execute("INSERT OR IGNORE INTO claims VALUES (?, ?, ?)", (lease_id, claim_digest, now))
+            return str(conn.execute("SELECT claim FROM claims WHERE lease_id = ?", (lease_id,)).fetchone()[0])
+
+    def claim_of(self, lease_id: str) -> str | None:
+        """The digest of the claim on record for ``lease_id``, or None."""
+        with sqlite_errors(self.path, "read a claim"):
+            row = self._connection.execute("SELECT claim FROM claims WHERE lease_id = ?", (lease_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     def lease_ids(self) -> set[str]:
         with sqlite_errors(self.path, "list erasure secrets"):
             return {row[0] for row in self._connection.execute("SELECT lease_id FROM lease_secrets")}
@@ -170,6 +246,7 @@ class KeyStore:
             with immediate(conn, self.path, "destroy erasure secrets"):
                 marks = ",".join("?" * len(lease_ids))
                 removed = conn.execute(f"DELETE FROM lease_secrets WHERE lease_id IN ({marks})", lease_ids).rowcount
+                conn.execute(f"DELETE FROM claims WHERE lease_id IN ({marks})", lease_ids)
             checkpoint(conn, self.path)
         finally:
             with sqlite_errors(self.path, "restore the commit sync"):

@@ -22,12 +22,14 @@ from lychd_core.privacy.vault.errors import (
     LeaseUnrecoverable,
     RehydrationRefused,
     RejectReason,
+    ReversibleCutsDisabled,
 )
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState
 from lychd_core.privacy.vault.rehydrate import RehydratedResult, RehydrationReceipt, Restorer, restored_label
+from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, seal_aad
 from lychd_core.privacy.vault.sqlite import immediate
-from lychd_core.privacy.vault.store import Vault
+from lychd_core.privacy.vault.store import Vault, claim_digest
 from lychd_core.privacy.vault.tokens import RehydrationSchema, index_map, token_key
 
 Validator = Callable[[Any], None]
@@ -41,8 +43,14 @@ def rehydrate(
     schema: RehydrationSchema,
     validate: Validator | None = None,
 ) -> RehydratedResult:
-    """Restore the exact issued tokens at marked paths of ``returned``; consume the lease."""
-    vault.hardening.require()
+    """Restore the exact issued tokens at marked paths of ``returned``; consume the lease.
+
+    A claimant's rehydration refused for any reason, unproven hardening included, revokes
+    the lease (it never stays CLAIMED); a call with another claim changes nothing. A
+    ``returned`` that is not a plain JSON document is refused first: no claim can bind it,
+    since a claim's return digest is taken only of checked documents.
+    """
+    check_return(returned)
     outcome: tuple[Any, dict[str, int]] | BaseException
     with immediate(vault._connection, vault.path, "rehydrate a lease") as conn:
         row = load_row(conn, lease_id, vault.keys.kek)
@@ -51,7 +59,9 @@ def rehydrate(
             outcome = LeaseExpired(f"lease {lease_id} expired at {row.lease.expires_at}; its key was destroyed")
         else:
             _check_claim(row, claim)
-            outcome = _attempt(vault, row, claim, returned, schema, validate)
+            if vault.keys.claim_of(lease_id) not in (None, claim_digest(claim)):
+                raise ClaimConflict(f"lease {lease_id} is claimed by another principal (the key store records it)")
+            outcome = _hardened(vault, lease_id) or _attempt(vault, row, claim, returned, schema, validate)
             final = LeaseState.CONSUMED if isinstance(outcome, tuple) else LeaseState.REVOKED
             row = vault._write(conn, row, final, claim)
     vault._destroy([lease_id])
@@ -59,6 +69,15 @@ def rehydrate(
         raise outcome
     value, substitutions = outcome
     return _result(row, claim, value, substitutions, schema, vault.clock())
+
+
+def _hardened(vault: Vault, lease_id: str) -> ReversibleCutsDisabled | None:
+    """The refusal when this process may not decrypt (the lease is then revoked), else None."""
+    try:
+        vault.hardening.require()
+    except ReversibleCutsDisabled as exc:
+        return ReversibleCutsDisabled(f"{exc}; lease {lease_id} was revoked and its key destroyed")
+    return None
 
 
 def _check_claim(row: LeaseRow, claim: ClaimRequest) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -31,20 +33,73 @@ def sqlite_errors(path: Path, action: str) -> Iterator[None]:
         raise typed_error(exc, path, action) from exc
 
 
-def connect(path: Path, *, busy_timeout_ms: int, private: bool) -> sqlite3.Connection:
-    """Open ``path`` (WAL, ``synchronous=FULL``, ``secure_delete``, ``journal_size_limit`` 0), refusing a
-    non-SQLite file."""
+def probe(path: Path, what: str) -> bool:
+    """Whether ``path`` holds an SQLite database (False: nothing there yet).
+
+    A directory, an empty (0-byte) file and a file without the SQLite header are refused and
+    left untouched: an empty file is not an empty vault (a new database is never 0 bytes,
+    see :func:`create_database`), so something truncated it or made it.
+    """
     if path.is_dir():
-        raise VaultStoreError(f"{path} is a directory; name a file")
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                raise VaultIntegrityError(f"{path} is not an SQLite database (bad header); it was left untouched")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
-    if private and not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        raise VaultStoreError(f"{what} {path} is a directory; name a file")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise VaultStoreError(f"{what} {path} cannot be examined: {exc.strerror or exc}") from None
+    if size == 0:
+        raise VaultIntegrityError(
+            f"{what} {path} is an empty file (0 bytes), not a database; it was left untouched. "
+            "Restore it from where it came from, or delete it only if it never held leases"
+        )
+    with path.open("rb") as handle:
+        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise VaultIntegrityError(f"{path} is not an SQLite database (bad header); it was left untouched")
+    return True
+
+
+def create_database(path: Path, build: Callable[[sqlite3.Connection], None]) -> None:
+    """A new database at ``path``, whole or not at all: built at a scratch name (mode 0600) by ``build``
+    in one transaction, then linked into place. If another process made one first, theirs is kept."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    scratch = path.with_name(f".{path.name}.creating-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.close(os.open(scratch, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        with sqlite_errors(path, "create"):
+            conn = sqlite3.connect(scratch, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("BEGIN IMMEDIATE")
+                build(conn)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()  # the last connection folds the WAL into the file and removes it
+        with contextlib.suppress(FileExistsError):
+            os.link(scratch, path)
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    except VaultStoreError:
+        raise
+    except OSError as exc:
+        raise VaultStoreError(f"{path} cannot be created: {exc.strerror or exc}") from None
+    finally:
+        for leftover in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def connect(path: Path, *, busy_timeout_ms: int) -> sqlite3.Connection:
+    """Open the existing database ``path`` (WAL, ``synchronous=FULL``, ``secure_delete``,
+    ``journal_size_limit`` 0); never creates one (see :func:`create_database`)."""
     with sqlite_errors(path, "open"):
-        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
+        conn = sqlite3.connect(
+            path.absolute().as_uri() + "?mode=rw", timeout=busy_timeout_ms / 1000, isolation_level=None, uri=True
+        )
     try:
         with sqlite_errors(path, "configure"):
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")

@@ -46,12 +46,18 @@ from lychd_core.privacy.vault.lease import (
     SensitiveValue,
     durable_expiry,
 )
+from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import STATEMENTS, LeaseRow, load_row, mac_key, seal_aad
-from lychd_core.privacy.vault.sqlite import checkpoint, connect, immediate, sqlite_errors
+from lychd_core.privacy.vault.sqlite import checkpoint, connect, create_database, immediate, probe, sqlite_errors
 from lychd_core.privacy.vault.tokens import make_token, map_size, pack_map, token_key
 
 Clock = Callable[[], int]
 ORPHAN_GRACE = 600  # seconds an erasure secret may wait for its lease row (a concurrent create)
+
+
+def _build(conn: sqlite3.Connection) -> None:
+    for statement in STATEMENTS:
+        conn.execute(statement)
 
 
 def wall_clock() -> int:
@@ -96,7 +102,11 @@ class Vault:
         busy_timeout_ms: int = 30_000,
         truncate_wal_on_erasure: bool = False,
     ) -> Vault:
-        """Open (creating) the vault and its key store, prove hardening, finish interrupted erasures.
+        """Open the vault and its key store, prove hardening, finish interrupted erasures.
+
+        Both are created only when the vault does not exist yet. An existing vault whose key
+        store is missing, or a key store others may read or write, is refused and never
+        recreated (see :meth:`KeyStore.open`); so is an empty (0-byte) vault file.
 
         ``truncate_wal_on_erasure`` checkpoints and truncates the database's WAL after every
         erasure, so no stale frame keeps an erased lease's wrapped DEK until the next purge.
@@ -105,9 +115,12 @@ class Vault:
         if path.resolve().parent == keys_path.resolve().parent:
             raise VaultStoreError(f"the key store {keys_path} must live apart from the vault database {path}")
         report = harden_process() if hardening is None else hardening
-        keys = KeyStore.open(keys_path, now=clock(), busy_timeout_ms=busy_timeout_ms)
+        exists = probe(path, "vault")  # a 0-byte or foreign file is refused before any key is made
+        keys = KeyStore.open(keys_path, now=clock(), create=not exists, busy_timeout_ms=busy_timeout_ms)
         try:
-            conn = connect(path, busy_timeout_ms=busy_timeout_ms, private=True)
+            if not exists:
+                create_database(path, _build)
+            conn = connect(path, busy_timeout_ms=busy_timeout_ms)
         except BaseException:
             keys.close()
             raise
@@ -312,7 +325,13 @@ class Vault:
         return None
 
     def claim(self, lease_id: str, claim: ClaimRequest) -> LeaseView:
-        """Idempotent compare-and-set ACTIVE → CLAIMED; the same claim again returns the same view."""
+        """Idempotent compare-and-set ACTIVE → CLAIMED; the same claim again returns the same view.
+
+        Refused (the lease stays as it is) in a process whose hardening is unproven: it could
+        not rehydrate. The first claim is recorded in the key store before the vault's row, so
+        a vault copy restored from before it still refuses every other claim.
+        """
+        self.hardening.require()
         with immediate(self._connection, self.path, "claim a lease") as conn:
             row = load_row(conn, lease_id, self.keys.kek)
             expired = self._expire_if_due(conn, row)
@@ -327,6 +346,7 @@ class Vault:
         lease_id = row.lease.lease_id
         if row.state is LeaseState.CLAIMED:
             if row.claim == claim:
+                self.check_claim_record(lease_id, claim)
                 return row
             raise ClaimConflict(f"lease {lease_id} is already claimed by another principal, run, station or return")
         if row.state is not LeaseState.ACTIVE:
@@ -338,7 +358,18 @@ class Vault:
                 f"lease {lease_id} is bound to another run, attempt or station; the claim names "
                 f"station {claim.station!r}, run {claim.run_id!r}, attempt {claim.attempt}"
             )
+        if self.keys.secret(lease_id) is None:
+            raise LeaseUnrecoverable(f"lease {lease_id}: its key was destroyed; it cannot be claimed")
+        self.check_claim_record(lease_id, claim)
         return self._write(conn, row, LeaseState.CLAIMED, claim)
+
+    def check_claim_record(self, lease_id: str, claim: ClaimRequest) -> None:
+        """Record ``claim`` in the key store, or refuse it when another claim is on record there."""
+        if self.keys.record_claim(lease_id, claim_digest(claim), now=self.clock()) != claim_digest(claim):
+            raise ClaimConflict(
+                f"lease {lease_id} was already claimed by another principal, run, station or return (the key "
+                "store records it; this vault database may be a copy restored from before that claim)"
+            )
 
     def revoke(self, lease_id: str) -> LeaseView:
         """End a non-terminal lease as REVOKED and destroy its key (a terminal lease is left as is)."""
@@ -393,6 +424,12 @@ class Vault:
         open_into(key, row.wrap_nonce, row.wrapped_dek, seal_aad("dek", row.lease), dek.view)
 
 
+def claim_digest(claim: ClaimRequest) -> str:
+    """What the key store records of a claim: a digest, never the claim's names."""
+    return json_digest(claim.model_dump(mode="json"))
+
+
 def return_digest(value: object) -> str:
-    """Digest a quarantined return the way claims and receipts bind it."""
+    """Digest a quarantined return the way claims and receipts bind it (after :func:`check_return`)."""
+    check_return(value)
     return json_digest(value)

@@ -63,6 +63,16 @@ def _cache_error(message: str, connection_lost: bool) -> LychdError:
     return ProjectionCacheError(message)
 
 
+def _may_write(conn: psycopg.Connection[Any]) -> bool:
+    """Whether this role may insert and update every cache table (a SELECT-only role may not)."""
+    row = conn.execute(
+        "SELECT bool_and(has_table_privilege(t, 'INSERT') AND has_table_privilege(t, 'UPDATE')) "
+        "FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL",
+        (["projections", "media_decisions", "file_records"],),
+    ).fetchone()
+    return bool(row and row[0])
+
+
 class PostgresProjectionCache:
     """A projection cache in a PostgreSQL schema; opened lazily, one pool per process."""
 
@@ -73,6 +83,8 @@ class PostgresProjectionCache:
         self._ready = False
         self._lock = threading.Lock()
         self._detector_ids: dict[str, str] = {}
+        self.read_only = False
+        """True once opened by a role that may not write the cache: hits are served, nothing is stored."""
 
     def __repr__(self) -> str:
         return f"PostgresProjectionCache({self._db.where!r})"
@@ -100,7 +112,9 @@ class PostgresProjectionCache:
     def _prepare(self, conn: psycopg.Connection[Any]) -> None:
         schema, where = self._db.schema, self._db.where
         conn.execute("SELECT pg_advisory_xact_lock(%s, 2)", (lock_space(schema),))
-        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        # CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists: only when missing
+        if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         conn.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)))
         meta = conn.execute("SELECT to_regclass('cache_meta') IS NOT NULL").fetchone()
         if not (meta and meta[0]):
@@ -119,7 +133,13 @@ class PostgresProjectionCache:
             raise ProjectionCacheError(
                 f"{where} was written by a newer lychd (cache schema {rows['version']}, this one reads {VERSION})"
             )
+        self.read_only = not _may_write(conn)
         if int(rows.get("version", "0")) < VERSION:  # 2 -> 3 adds a table; entries stay valid
+            if self.read_only:
+                raise ProjectionCacheError(
+                    f"{where} has cache schema {rows.get('version')} and this role may not migrate it to {VERSION}; "
+                    "open it once as a role that may write it"
+                )
             conn.execute(_FILE_RECORDS)
             conn.execute("UPDATE cache_meta SET value = %s WHERE key = 'version'", (str(VERSION),))
 
@@ -230,10 +250,14 @@ class PostgresProjectionCache:
         self.put_many([(key, outcome, facts)])
 
     def _write(self, query: str, rows: list[tuple[Any, ...]]) -> None:
-        if rows:
+        if rows and not self._database_read_only():
             # Sorted rows lock in one order, so concurrent upserts of overlapping batches cannot deadlock.
             ordered = sorted(rows, key=lambda row: tuple(str(v) for v in row[:5]))
             self._database().run("write the cache", lambda c: c.cursor().executemany(query, ordered))
+
+    def _database_read_only(self) -> bool:
+        self._database()
+        return self.read_only
 
     def count(self) -> int:
         row = self._fetch("SELECT count(*) FROM projections", [])

@@ -13,6 +13,7 @@ from typing import Any
 import tree_sitter
 
 from lychd_structure_treesitter.languages import KINDS, LanguageSpec, field_ids, language, parser
+from lychd_structure_treesitter.lexical import recoverable
 from lychd_structure_treesitter.module_level import (
     commonjs_export,
     commonjs_require,
@@ -44,7 +45,14 @@ def _opening(body: tree_sitter.Node, kind: str) -> int:
 
 
 class ParseFailure(Exception):
-    """The grammar reports a syntax error; the message is the unavailable reason."""
+    """The grammar reports a syntax error; the message is the unavailable reason.
+
+    ``local``: the error nodes cover a small share of the file (a construct the grammar
+    misreads, not another language), so a lexical outline may stand in."""
+
+    def __init__(self, message: str, *, local: bool = False) -> None:
+        super().__init__(message)
+        self.local = local
 
 
 class OutlineTooLarge(Exception):
@@ -373,7 +381,9 @@ def outline_facts(
         error = first_error(root)
         where = "" if error is None else f" at line {error.start_point.row + 1}"
         what = "a missing token" if error is not None and error.is_missing else "a syntax error"
-        raise ParseFailure(f"the {spec.name} grammar reports {what}{where} (not {spec.name} source?)")
+        raise ParseFailure(
+            f"the {spec.name} grammar reports {what}{where} (not {spec.name} source?)", local=recoverable(data, root)
+        )
     outliner = Outliner(data, spec, options, max_chars)
     definitions = outliner.scope(root, 0)
     facts: dict[str, Any] = {"format": FORMAT, "language": spec.name}

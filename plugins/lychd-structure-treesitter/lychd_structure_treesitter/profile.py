@@ -13,10 +13,13 @@ from types import MappingProxyType
 from pydantic import BaseModel
 
 from lychd_core.families import Projected, SourceMaterial, Unavailable
+from lychd_structure_treesitter.bounds import parse_bound_problem
 from lychd_structure_treesitter.languages import GO, JAVA, JAVASCRIPT, RUST, TSX, TYPESCRIPT, LanguageSpec
+from lychd_structure_treesitter.lexical import LEXICAL_VERSION, lexical_facts, lexical_omission
 from lychd_structure_treesitter.options import StructureTreeSitterOptions
 from lychd_structure_treesitter.outline import OutlineTooLarge, ParseFailure, outline_facts
 from lychd_structure_treesitter.render import public_facts, render
+from lychd_structure_treesitter.views import resolutions
 
 
 class TreeSitterProfile:
@@ -43,7 +46,8 @@ class TreeSitterProfile:
         self._specs = dict(specs)
         self.media_types = frozenset(specs)
         self.file_media_types = MappingProxyType(dict(file_media_types or {}))
-        self.parser_version = "; ".join(sorted({spec.parser_version for spec in specs.values()}))
+        grammars = "; ".join(sorted({spec.parser_version for spec in specs.values()}))
+        self.parser_version = f"{grammars}; {LEXICAL_VERSION}"  # files once unavailable now outline: old entries miss
 
     def project(self, source: SourceMaterial, options: BaseModel) -> Projected | Unavailable:
         if not isinstance(options, StructureTreeSitterOptions):
@@ -61,16 +65,45 @@ class TreeSitterProfile:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Unavailable(f"the source is not valid UTF-8: undecodable byte at offset {exc.start}")
+        too_big = parse_bound_problem(data)  # before tree-sitter: its memory grows with the source
+        if too_big is not None:
+            return Unavailable(too_big)
         try:
             facts = outline_facts(data, spec, options, source.max_chars)
         except ParseFailure as exc:
-            return Unavailable(str(exc))
+            if not exc.local:
+                return Unavailable(str(exc))
+            return self._lexical(data, spec, options, str(exc).split(" (not ", 1)[0], source.max_chars)
         except OutlineTooLarge:
             return self._too_large(f"more than {source.max_chars}", source.max_chars)
         outline, line_map = render(facts, options)
         if len(outline) > source.max_chars:
             return self._too_large(str(len(outline)), source.max_chars)
         return Projected(text=outline, facts=public_facts(facts, options), line_map=line_map)
+
+    def _lexical(
+        self, data: bytes, spec: LanguageSpec, options: StructureTreeSitterOptions, reason: str, max_chars: int
+    ) -> Projected | Unavailable:
+        """The declared lexical outline of a file whose grammar errors are local (see :mod:`.lexical`)."""
+        facts = lexical_facts(data, spec, reason, options.max_signature_chars)
+        if not facts["definitions"]:  # nothing this language declares: likely another language
+            return Unavailable(f"{reason} (not {spec.name} source?) and no {spec.name} declaration was found")
+        if not options.include_imports:
+            del facts["imports"]
+        if options.members == "none":
+            for definition in facts["definitions"]:
+                definition["members"] = []
+        outline, line_map = render(facts, options)
+        marker = f"// lexical outline: {reason}; declarations found by their keywords, not parsed"
+        text = f"{marker}\n{outline}" if outline else marker
+        if len(text) > max_chars:
+            return self._too_large(str(len(text)), max_chars)
+        omission = lexical_omission(reason)
+        return Projected(text=text, facts=public_facts(facts, options), line_map=(1, *line_map), omissions=(omission,))
+
+    def resolutions(self, facts: object, query_terms: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """Coarser views of an outline from its facts (capability read by the ranking stage)."""
+        return resolutions(facts, query_terms)
 
     @staticmethod
     def _too_large(size: str, bound: int) -> Unavailable:

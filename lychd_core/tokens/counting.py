@@ -1,0 +1,107 @@
+"""A resolved token counter: ``count(text) -> int``, its kind, and a bounded cache of counts.
+
+Counters run in the caller's process, without the plugin call time limit (one call per
+text would cost a thread each); whatever a counter raises, or a count that is not an
+integer >= 0, becomes a typed :class:`TokenCountError` naming the counter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lychd_core.errors import PluginCallError
+from lychd_core.families import TokenCountKind
+
+REFERENCE_PIN = "reference"
+"""What a plan names when no ``[tokens] counter`` is configured: ceil(chars / chars_per_token)."""
+
+
+class TokenCountError(PluginCallError):
+    """A token counter raised, or returned something that is not an integer >= 0."""
+
+
+@dataclass(frozen=True, slots=True)
+class CountStats:
+    """How a counter's cache did: counts served from it and counts computed."""
+
+    hits: int
+    misses: int
+    cached_chars: int
+
+
+@dataclass(eq=False)
+class BoundCounter:
+    """A counter with its options bound: ``count(text)`` (also ``counter(text)``) is the token count.
+
+    ``pin`` names it in plans (``o200k_base@1``, or ``reference`` for the built-in
+    estimate); counts of equal texts are remembered up to ``cache_chars`` characters
+    (oldest forgotten first), so a text counted once costs a dictionary look-up after.
+    """
+
+    pin: str
+    kind: TokenCountKind
+    tokenizer: str
+    raw: Callable[[str], int]
+    distribution: str = "lychd-core"
+    cache_chars: int = 32_000_000
+    _cache: dict[str, int] = field(default_factory=dict, repr=False)
+    _cached_chars: int = field(default=0, repr=False)
+    _hits: int = field(default=0, repr=False)
+    _misses: int = field(default=0, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` (>= 0)."""
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._hits += 1
+            return cached
+        value = self._checked(text)
+        self._misses += 1
+        if 0 < len(text) <= self.cache_chars:
+            self._remember(text, value)
+        return value
+
+    __call__ = count
+
+    def stats(self) -> CountStats:
+        return CountStats(self._hits, self._misses, self._cached_chars)
+
+    def _checked(self, text: str) -> int:
+        try:
+            value = self.raw(text)
+        except Exception as exc:  # the boundary: a counter's failure is typed and names it
+            raise TokenCountError(
+                f"token counter {self.pin} from {self.distribution} raised {type(exc).__name__}: {exc}; "
+                f"fix or uninstall {self.distribution}, or configure another [tokens] counter"
+            ) from exc
+        if type(value) is not int or value < 0:
+            raise TokenCountError(
+                f"token counter {self.pin} from {self.distribution} returned {value!r} for a text of "
+                f"{len(text)} characters; a count must be an integer >= 0"
+            )
+        return value
+
+    def _remember(self, text: str, value: int) -> None:
+        with self._lock:
+            if text in self._cache:
+                return
+            self._cache[text] = value
+            self._cached_chars += len(text)
+            while self._cached_chars > self.cache_chars:  # forget the oldest first
+                oldest = next(iter(self._cache))
+                self._cached_chars -= len(oldest)
+                del self._cache[oldest]
+
+
+def reference_counter(chars_per_token: int) -> BoundCounter:
+    """The reference estimate, ceil(characters / ``chars_per_token``): what selection used before counters."""
+    if type(chars_per_token) is not int or chars_per_token < 1:
+        raise ValueError(f"chars_per_token must be an integer >= 1, got {chars_per_token!r}")
+
+    def estimate(text: str) -> int:
+        return -(-len(text) // chars_per_token)
+
+    return BoundCounter(REFERENCE_PIN, TokenCountKind.ESTIMATE, f"chars/{chars_per_token}", estimate, cache_chars=0)
