@@ -42,7 +42,7 @@ from lychd_core.projection.walk import walk_files
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[float, float, list[str]]:
+def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[float, float, list[str], dict[str, int]]:
     orchestrator = ContextOrchestrator(config, workspace=tree)
     assert orchestrator.workspace is not None
     wall, cpu = time.perf_counter(), time.process_time()
@@ -52,7 +52,12 @@ def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[flo
         assembled = orchestrator.assemble(run_id="r", session_id="s", query=case["query"], codex=refs)
     finally:
         orchestrator.close()
-    return time.perf_counter() - wall, time.process_time() - cpu, list(assembled.plan.selected)
+    ranks: dict[str, int] = {}
+    report = getattr(assembled, "ranking", None)
+    for entry in getattr(getattr(report, "report", None), "entries", ()):
+        ranks.setdefault(entry.path, entry.rank)
+    selected = list(assembled.plan.selected)
+    return time.perf_counter() - wall, time.process_time() - cpu, selected, ranks
 
 
 def with_cap(config: LychdConfig, tokens: int, ranked: bool) -> LychdConfig:
@@ -69,7 +74,7 @@ def main() -> None:
     parser.add_argument("--profile", default=str(ROOT / "profiles" / "default.toml"))
     parser.add_argument("--out", required=True)
     parser.add_argument("--limit", type=int, default=0, help="first N cases of each repo (default: all)")
-    parser.add_argument("--budgets", default="8000,16000,32000")
+    parser.add_argument("--budgets", default="2000,4000,8000,16000,32000")
     parser.add_argument("--compare-unranked", action="store_true")
     args = parser.parse_args()
     bench = Path(args.bench)
@@ -91,11 +96,11 @@ def main() -> None:
                 archive.extractall(tree, filter="data")
             assemble(with_cap(base, budgets[0], True), tree, case)  # fills the projection cache, untimed
             for tokens in budgets:
-                wall, cpu, selected = assemble(with_cap(base, tokens, True), tree, case)
+                wall, cpu, selected, ranks = assemble(with_cap(base, tokens, True), tree, case)
                 ranked_times.append(wall)
                 ranked_cpu.append(cpu)
                 if args.compare_unranked:
-                    plain_wall, plain_cpu, _ = assemble(with_cap(base, tokens, False), tree, case)
+                    plain_wall, plain_cpu, _, _ = assemble(with_cap(base, tokens, False), tree, case)
                     unranked_times.append(plain_wall)
                     unranked_cpu.append(plain_cpu)
                 codex = [k for k in selected if k.startswith("L2:codex:")]
@@ -114,6 +119,11 @@ def main() -> None:
                     "cpu_s": round(cpu, 4),
                     "selected_files": len(codex),
                     "gold_nodes": gold_nodes,
+                    "gold_views": {
+                        g: None if k is None else k.rsplit("#", 1)[1] if "#" in k else "full"
+                        for g, k in gold_nodes.items()
+                    },
+                    "gold_rank": {g: ranks.get(g) for g in case["gold"]},
                 }
                 out.write(json.dumps(row) + "\n")
                 out.flush()

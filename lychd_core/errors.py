@@ -72,6 +72,10 @@ class MediaTypeError(LychdError, ValueError):
     """A media type is malformed, unknown, or has no projection rule."""
 
 
+class BinaryMaterialError(MediaTypeError):
+    """Material whose bytes are binary (NUL bytes, or libmagic's charset ``binary``) and no rule projects."""
+
+
 class MaterialError(LychdError, ValueError):
     """A material reference cannot be resolved safely (path, size, digest, kind)."""
 

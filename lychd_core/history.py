@@ -45,6 +45,20 @@ RESPONSE_PART_KINDS = frozenset(
 )
 CONTINUATION_PART_KINDS = frozenset({"tool-return", "retry-prompt", "retry-feedback"})
 KNOWN_PART_KINDS = REQUEST_PART_KINDS | RESPONSE_PART_KINDS
+# Parts whose content is text (a user prompt may also be a list of multimodal items); a tool
+# return's content is any JSON, so it is not listed.
+_CONTENT_TYPES: dict[str, type | tuple[type, ...]] = {
+    "system-prompt": str,
+    "user-prompt": (str, list),
+    "text": str,
+    "thinking": str,
+}
+_CONTENT_NAMES = {
+    "system-prompt": "a string",
+    "user-prompt": "a string or a list",
+    "text": "a string",
+    "thinking": "a string",
+}
 
 
 class OpaquePartWarning(UserWarning):
@@ -189,6 +203,11 @@ def check_message(message: object, where: str) -> Message:
                     f"(known: {', '.join(sorted(allowed))})"
                 )
             _report_opaque(kind, part_kind)
+        if part_kind in _CONTENT_TYPES and not isinstance(part.get("content"), _CONTENT_TYPES[part_kind]):
+            raise HistoryError(
+                f"{where}.parts[{index}]: a {part_kind} part's 'content' must be "
+                f"{_CONTENT_NAMES.get(part_kind, 'a string')}, got {type(part.get('content')).__name__}"
+            )
         if bad_call < 0:
             call_id = part.get("tool_call_id")
             if call_id is not None and not isinstance(call_id, str):

@@ -34,6 +34,7 @@ ALIASES = MappingProxyType(
         "application/javascript": "text/javascript",
         "text/x-sh": "text/x-shellscript",
         "application/x-sh": "text/x-shellscript",
+        "text/xml": "application/xml",
     }
 )
 
@@ -117,10 +118,23 @@ _DOCUMENT_EXTENSIONS = {
 }
 EXTENSIONS = MappingProxyType(dict(sorted({**_SOURCE_EXTENSIONS, **_DOCUMENT_EXTENSIONS}.items())))
 
-# Text kinds libmagic names on its own (step 5 of detection), beyond the tables above.
+# Every text kind libmagic's own database (file 5.44) can answer with (step 5 of detection),
+# listed whole so that no text file libmagic recognises lacks a rule: a subset once left
+# ripgrep's man pages (``text/troff``) unavailable. Names are normalized (lower case).
 LIBMAGIC_TEXT_TYPES = frozenset(
-    {"text/x-asm", "text/x-awk", "text/x-lisp", "text/x-m4", "text/x-msdos-batch", "text/x-po", "text/x-tcl"}
-)
+    {
+        "text/calendar", "text/html", "text/pgp", "text/plain", "text/rtf", "text/texmacs", "text/troff",
+        "text/vcard", "text/vnd.sosi", "text/vtt", "text/x-algol68", "text/x-asm", "text/x-awk", "text/x-bcpl",
+        "text/x-c", "text/x-c++", "text/x-clojure", "text/x-diff", "text/x-dmtf-mif", "text/x-execline",
+        "text/x-forth", "text/x-fortran", "text/x-gawk", "text/x-gimp-curve", "text/x-gimp-ggr", "text/x-gimp-gpl",
+        "text/x-info", "text/x-installshield-lid", "text/x-java", "text/x-lisp", "text/x-lua", "text/x-luatex",
+        "text/x-m4", "text/x-makefile", "text/x-modulefile", "text/x-ms-adm", "text/x-ms-cpx", "text/x-ms-regedit",
+        "text/x-ms-scf", "text/x-ms-tag", "text/x-msdos-batch", "text/x-nawk", "text/x-objective-c",
+        "text/x-pascal", "text/x-perl", "text/x-php", "text/x-po", "text/x-ruby", "text/x-shellscript",
+        "text/x-systemtap", "text/x-tcl", "text/x-tex", "text/x-texinfo", "text/x-via-scf",
+        "text/x-wine-extension-reg", "text/x-xmcd",
+    }
+)  # fmt: skip
 
 
 def known_text_types() -> frozenset[str]:

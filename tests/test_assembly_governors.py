@@ -207,3 +207,16 @@ def test_nothing_is_silently_truncated(turns: int, pad: int, blocks: list[int], 
 def _older_end(older: list[str]) -> int:
     """End index of the 'history[0:N]' summary, or 0 when every group became a node."""
     return int(older[0].split(":")[1].rstrip("]")) if older else 0
+
+
+def test_the_early_refusal_counts_the_known_floor() -> None:
+    """Issue 26: a query over the cap was refused before the floor was counted, so ``required``
+    left the floor out while the message said "floor, query and continuation need ..."."""
+    with pytest.raises(ContextBudgetExceededError) as info:
+        orchestrator(char_cap=500).assemble(run_id="r", session_id="s", query="?" * 501, identity=identity("x" * 300))
+    error = info.value
+    assert error.parts["identity"] == 300 and error.parts["query"] == 501 and error.parts["environment"] > 0
+    assert error.required == sum(error.parts.values()) > 801
+    assert f"need {error.required} characters" in str(error)
+    # The same figures as a refusal after projection would give: no part is named twice or missed.
+    assert set(error.parts) == {"identity", "codex", "environment", "karma", "query", "continuation"}

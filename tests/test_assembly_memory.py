@@ -67,3 +67,11 @@ def test_missing_store_is_a_typed_error(tmp_path: Path) -> None:
     with pytest.raises(MemoryStoreError, match="no memory store"):
         orchestrator.retrieve_memory("writer", project="lychd")
     assert not (tmp_path / ".lychd").exists() or not any((tmp_path / ".lychd").iterdir())
+
+
+def test_exact_scope_through_the_orchestrator_reaches_role_less_memory(orchestrator: ContextOrchestrator) -> None:
+    """Issue 26: the asking role was put into the scope, so ``exact`` never matched a role-less memory."""
+    plan = orchestrator.retrieve_memory("writer", project="lychd", repository="lychd-core", scope_policy="exact")
+    selected = [record.memory_id for record in plan.selected]
+    assert selected and all(record.scope.role is None for record in plan.selected)
+    assert all(record.scope.key == ("lychd", None, "lychd-core", None, None) for record in plan.selected)

@@ -115,3 +115,16 @@ def test_caller_edits_never_reach_the_retained_assembly() -> None:
     assembled.history[-1]["parts"][0]["content"] = "edited through a read"
     assembled.model_history()[0]["parts"].clear()
     assert orch.get("r").model_history() == snapshot
+
+
+def test_a_shared_snapshot_reports_the_facts_the_model_sees() -> None:
+    """Issue 26: with a snapshot shared, ``environment`` reported the caller's current grant,
+    not the environment block in the floor."""
+    orch = new()
+    orch.assemble(run_id="a", session_id="s", query="q", grant=Grant(grant_id="g-1", capability_key="m"))
+    later = Grant(grant_id="g-1", capability_key="m", warm_capability_keys=("w",), active_capability_keys=("x",))
+    second = orch.assemble(run_id="b", session_id="s", query="q", grant=later)
+    assert env_block(orch, "b") is env_block(orch, "a"), "same key: the snapshot is shared"
+    assert "warm capabilities: none" in env_block(orch, "b").text
+    assert second.environment == {"capability": "m", "warm": [], "active": []}
+    assert second.to_json()["environment"] == second.environment

@@ -31,9 +31,9 @@ def test_the_readme_main_job_assembles_this_repository() -> None:
         "--query", "Where are plugins loaded and validated?",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "every node, selected or omitted" in result.stdout
-    assert "prefix digest: sha256:" in result.stdout and "joined label:" in result.stdout
-    assert "L2:codex:README.md:verbatim@1" in result.stdout
+    assert "every node, selected or omitted" not in result.stdout, "the per-node table is behind --explain"
+    assert "prefix digest: sha256:" in result.stdout and "privacy label:" in result.stdout
+    assert "README.md" in result.stdout and "L2:codex:README.md:verbatim@1" not in result.stdout
 
 
 def test_json_output_is_the_whole_assembled_context(tmp_path: Path) -> None:
@@ -97,6 +97,7 @@ def test_directory_material_explains_what_it_cannot_use(tmp_path: Path) -> None:
     assert data["floor"][0]["key"] == "codex:d/a.py:structure.python@1"
     reasons = {item["what"]: item["reason"] for item in data["not_nodes"]}
     assert "libcst cannot parse" in reasons["codex:d/broken.py"]
-    assert "no projection rule" in reasons["codex:d/blob.bin"]
+    assert "d/blob.bin is a binary file" in reasons["codex:d/blob.bin"]
+    assert "rules exist for" not in reasons["codex:d/blob.bin"]
     assert [item["what"] for item in data["skipped_material"]] == ["d/fifo"]
     assert "a special file" in data["skipped_material"][0]["reason"]

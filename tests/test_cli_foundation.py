@@ -109,3 +109,18 @@ def test_config_schema_is_json_schema() -> None:
     result = lychd("config", "schema")
     schema = json.loads(result.stdout)
     assert schema["title"] == "LychdConfig" and "governors" in schema["properties"]
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_plugins_reads_well_at_80_and_100_columns(columns: str) -> None:
+    """No collapsed media-types column, no truncated names: every plugin on one whole line."""
+    result = lychd("plugins", env={"COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= int(columns)
+    rows = json.loads(lychd("plugins", "--json").stdout)
+    for row in rows:
+        pin = f"{row['name']}@{row['revision']}"
+        assert any(line.split()[:3] == [pin, row["distribution"], row["version"]] for line in lines), pin
+    words = {word.rstrip(",") for line in lines for word in line.split()}
+    assert {media for row in rows for media in row["media_types"]} <= words, "a media type was cut"

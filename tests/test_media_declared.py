@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from lychd_core.config import check_config, default_config, parse_config
+from lychd_core.config import check_config, default_config, load_config, parse_config
 from lychd_core.errors import ConfigError, MediaTypeConflictError, PluginValidationError
 from lychd_core.families import PluginFamily, Projected, SourceMaterial
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, is_textual, known_text_types
@@ -190,6 +190,9 @@ def test_default_configuration_has_a_rule_for_every_text_type_the_core_knows() -
     assert {kind for kind in (*EXTENSIONS.values(), *FILE_NAMES.values()) if is_textual(kind)} <= set(rules)
     for media_type, rule in rules.items():
         assert rule.profile.startswith("structure.") or rule.profile == "verbatim", media_type
+    # The shipped profile (the README's main job) too: it once lacked text/troff.
+    shipped = load_config(Path(__file__).resolve().parents[1] / "profiles" / "default.toml").projection.rules
+    assert sorted(known_text_types() - set(shipped)) == []
 
 
 def test_default_configuration_validates_against_the_installed_plugins() -> None:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lychd_core.config import default_config
 from lychd_core.errors import MediaTypeError
 from lychd_core.mediatypes import is_textual, normalize_media_type
+from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import detect_media_type
+from lychd_core.projection.projector import Projector
+from lychd_core.registry import get_registry
 
 
 @pytest.mark.parametrize(
@@ -87,3 +94,28 @@ def test_bytes_with_a_nul_never_become_text(data: bytes, name: str) -> None:
 def test_normalization_is_idempotent(raw: str) -> None:
     once = normalize_media_type(raw)
     assert normalize_media_type(once) == once
+
+
+MAN_PAGE = b'.TH RG 1 2024-01-01 "ripgrep" "User Commands"\n.SH NAME\nrg \\- recursively search\n.SH SYNOPSIS\n'
+
+
+def test_a_man_page_is_troff_and_projects_verbatim(tmp_path: Path) -> None:
+    """Found on ripgrep: ``template.rg.1`` was unavailable, 'no projection rule for text/troff'."""
+    detected = detect_media_type("doc/template.rg.1", MAN_PAGE)
+    assert (detected.media_type, detected.source) == ("text/troff", "libmagic")
+    (tmp_path / "template.rg.1").write_bytes(MAN_PAGE)
+    outcome = Projector(default_config(), get_registry(), Workspace(tmp_path))
+    outcome = outcome.project(MaterialRef.for_current(outcome.workspace, "template.rg.1"))
+    assert outcome.unavailable is None and outcome.block is not None
+    assert (outcome.media_type, outcome.profile_pin) == ("text/troff", "verbatim@1")
+
+
+def test_every_text_type_libmagic_answers_with_has_a_default_rule() -> None:
+    """The whole class: every ``text/*`` MIME name in the installed libmagic database has a rule."""
+    database = next(p for p in (Path("/usr/lib/file/magic.mgc"), Path("/usr/share/misc/magic.mgc")) if p.is_file())
+    named = {
+        normalize_media_type(m.decode()) for m in re.findall(rb"\x00(text/[A-Za-z0-9.+-]+)\x00", database.read_bytes())
+    }
+    assert len(named) > 20, "the database names its MIME types; the scan found too few to be the database"
+    rules = set(default_config().projection.rules)
+    assert sorted(named - rules) == []

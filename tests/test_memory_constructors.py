@@ -117,10 +117,29 @@ def test_tombstones_take_a_bare_or_upper_case_digest_but_replay_does_not() -> No
 def test_a_query_with_a_role_profile_need_not_repeat_the_role() -> None:
     profile = default_config().role_profile("writer")
     query = MemoryQuery(scope=MemoryScope(project="p"), now=1, role_profile=profile)
-    assert query.scope == MemoryScope(project="p", role="writer")
-    assert MemoryQuery(scope=MemoryScope(project="p", role="writer"), now=1, role_profile=profile) == query
+    assert query.scope == MemoryScope(project="p")  # the asking role stays out of the scope
+    named = MemoryQuery(scope=MemoryScope(project="p", role="writer"), now=1, role_profile=profile)
+    assert named.scope_keys() == query.scope_keys()  # under include-broader both admit the same records
     with pytest.raises(InvalidQueryError, match="differs from the role profile"):
         MemoryQuery(scope=MemoryScope(project="p", role="reviewer"), now=1, role_profile=profile)
+
+
+def test_exact_scope_with_a_role_profile_returns_memory_that_names_no_role() -> None:
+    """Found in issue 26: the scope silently took the profile's role, so ``exact`` never
+    matched a role-less memory through ``retrieve`` or ``lychd assemble``."""
+    profile = default_config().role_profile("writer")
+    roleless = memory_record(memory_id="roleless", scope=MemoryScope(project="p"))
+    for_writer = memory_record(memory_id="for-writer", scope=MemoryScope(project="p", role="writer"))
+    records = [roleless, for_writer]
+    exact = MemoryQuery(scope=MemoryScope(project="p"), now=5, role_profile=profile, scope_policy=ScopePolicy.EXACT)
+    for source in (records, MemoryIndex.build(records)):
+        assert [r.memory_id for r in retrieve(source, exact).selected] == ["roleless"]
+    exact_writer = MemoryQuery(
+        scope=MemoryScope(project="p", role="writer"), now=5, role_profile=profile, scope_policy=ScopePolicy.EXACT
+    )
+    assert [r.memory_id for r in retrieve(records, exact_writer).selected] == ["for-writer"]
+    broader = MemoryQuery(scope=MemoryScope(project="p"), now=5, role_profile=profile)
+    assert sorted(r.memory_id for r in retrieve(records, broader).selected) == ["for-writer", "roleless"]
 
 
 def test_exact_scope_admits_only_equal_scopes_and_include_broader_is_the_default() -> None:

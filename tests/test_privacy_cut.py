@@ -193,6 +193,7 @@ def test_a_tampered_candidate_byte_fails_verification_and_seal() -> None:
         vocabulary=VOCABULARY,
         policy_digest=POLICY,
         now=NOW,
+        transformer=PROFILE.pin,
     )
     assert verification.verdict == "fail" and verification.reason is CutReason.LOST_UTILITY
     with pytest.raises(CutRefused):
@@ -340,5 +341,6 @@ def test_receipts_made_under_another_policy_refuse() -> None:
         vocabulary=VOCABULARY,
         policy_digest=cut_policy_digest(PROFILE.pin, stricter, PROFILE.grammar, VOCABULARY),
         now=NOW,
+        transformer=PROFILE.pin,
     )
     assert verification.reason is CutReason.POLICY_MISMATCH

@@ -55,6 +55,8 @@ def verdict(receipts: tuple[TransformationReceipt, ...], imported: object = None
         vocabulary=VOCABULARY,
         policy_digest=POLICY,
         now=NOW,
+        transformer=PROFILE.pin,
+        chain=(imported.receipt(plan, POLICY),),  # type: ignore[attr-defined]
         origin_digest=imported.report_digest,  # type: ignore[attr-defined]
     )
     return result.reason

@@ -77,7 +77,7 @@ def test_single_file_show_and_no_cache(workspace: Path, capsys: pytest.CaptureFi
 def test_table_output_for_people(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["project", "--workspace", str(workspace), "--processes", "2", str(workspace)]) == 0
     out = capsys.readouterr().out
-    assert "projected" in out and "unavailable" in out and "no projection rule" in out
+    assert "projected" in out and "unavailable" in out and "binary file" in out
 
 
 def test_paths_outside_the_workspace_are_refused(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:

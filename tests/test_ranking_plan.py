@@ -1,4 +1,4 @@
-"""Planning views against the room: within the room, finest first for the best-ranked, a map first."""
+"""Planning views by value: the best-ranked files first at their finest view that fits, score-0 files last."""
 
 from __future__ import annotations
 
@@ -9,49 +9,115 @@ from lychd_core.ranking.plan import plan_views, view_relevance
 
 # A file's views, finest first, each strictly smaller than the one before.
 views = st.lists(st.integers(1, 5_000), min_size=1, max_size=3, unique=True).map(lambda v: sorted(v, reverse=True))
-files = st.lists(views, min_size=1, max_size=12)
+files = st.lists(st.tuples(views, st.integers(0, 10_000)), min_size=1, max_size=12).map(
+    lambda found: sorted(found, key=lambda f: -f[1])  # rank order: scores descending
+)
 
 
-@settings(max_examples=200, deadline=None)
-@given(files, st.integers(0, 40_000), st.integers(0, 100))
-def test_the_plan_stays_within_the_room(sizes: list[list[int]], room: int, share: int) -> None:
-    chosen = plan_views(sizes, room, share)
+def split(found: list[tuple[list[int], int]]) -> tuple[list[list[int]], list[int]]:
+    return [f[0] for f in found], [f[1] for f in found]
+
+
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_the_plan_stays_within_the_room(found: list[tuple[list[int], int]], room: int) -> None:
+    sizes, scores = split(found)
+    chosen = plan_views(sizes, scores, room).chosen
     assert len(chosen) == len(sizes)
     assert sum(s[c] for s, c in zip(sizes, chosen, strict=True) if c is not None) <= room
     assert all(c is None or 0 <= c < len(s) for s, c in zip(sizes, chosen, strict=True))
 
 
-@settings(max_examples=200, deadline=None)
-@given(files, st.integers(0, 100))
-def test_when_everything_fits_every_file_gets_its_finest_view(sizes: list[list[int]], share: int) -> None:
-    room = sum(s[0] for s in sizes)
-    assert plan_views(sizes, room, share) == [0] * len(sizes)
+@settings(max_examples=150, deadline=None)
+@given(files)
+def test_when_everything_fits_every_file_gets_its_finest_view(found: list[tuple[list[int], int]]) -> None:
+    sizes, scores = split(found)
+    assert plan_views(sizes, scores, sum(s[0] for s in sizes)).chosen == [0] * len(sizes)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(files, st.integers(0, 40_000))
-def test_the_best_ranked_file_gets_the_finest_view_that_fits_beside_the_map(sizes: list[list[int]], room: int) -> None:
-    chosen = plan_views(sizes, room, 0)  # no map: pure detail in rank order
-    first = sizes[0]
-    fits = [level for level, size in enumerate(first) if size <= room]
-    assert chosen[0] == (fits[0] if fits else None)
+def test_no_scored_file_could_still_move_to_a_finer_view(found: list[tuple[list[int], int]], room: int) -> None:
+    """The greedy stops only when no finer view of a scored file fits what is left."""
+    sizes, scores = split(found)
+    plan = plan_views(sizes, scores, room)
+    used = sum(s[c] for s, c, p in zip(sizes, plan.chosen, scores, strict=True) if p and c is not None)
+    for views_of, score, level in zip(sizes, scores, plan.chosen, strict=True):
+        held = 0 if level is None else views_of[level]
+        finer = views_of[: len(views_of) if level is None else level]
+        assert not score or all(size - held > room - used for size in finer)
 
 
-@settings(max_examples=200, deadline=None)
-@given(files, st.integers(0, 40_000), st.integers(0, 100))
-def test_planned_views_come_before_every_fallback_in_rank_order(sizes: list[list[int]], room: int, share: int) -> None:
-    chosen = plan_views(sizes, room, share)
-    values = view_relevance(chosen, [len(s) for s in sizes])
-    planned = [values[i][c] for i, c in enumerate(chosen) if c is not None]
-    fallbacks = [v for i, vs in enumerate(values) for level, v in enumerate(vs) if level != chosen[i]]
-    assert planned == sorted(planned, reverse=True) and len(set(planned)) == len(planned)
-    assert not fallbacks or not planned or min(planned) > max(fallbacks)
-    for i, vs in enumerate(values):  # a file's fallbacks: finest first
-        rest = [v for level, v in enumerate(vs) if level != chosen[i]]
-        assert rest == sorted(rest, reverse=True)
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_the_plan_is_deterministic_and_independent_of_equal_alternatives(
+    found: list[tuple[list[int], int]], room: int
+) -> None:
+    sizes, scores = split(found)
+    assert plan_views(sizes, scores, room) == plan_views([list(s) for s in sizes], list(scores), room)
+
+
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_a_score_0_file_never_takes_room_a_scored_file_could_use(found: list[tuple[list[int], int]], room: int) -> None:
+    sizes, scores = split(found)
+    plan = plan_views(sizes, scores, room)
+    used_by_scored = sum(s[c] for s, c, p in zip(sizes, plan.chosen, scores, strict=True) if p and c is not None)
+    left = room - used_by_scored
+    for views_of, score, level in zip(sizes, scores, plan.chosen, strict=True):
+        if score and level != 0:  # a finer view of a scored file could not fit even in all that was left
+            assert all(size > left for size in views_of[: level if level is not None else len(views_of)])
+    assert set(plan.leftover) == {
+        i for i, (p, c) in enumerate(zip(scores, plan.chosen, strict=True)) if not p and c is not None
+    }
+
+
+def test_a_small_score_0_file_gets_its_full_outline_only_from_what_is_left() -> None:
+    # rank-34-like scored file (signatures 2,000, full 8,000) and a tiny unscored __init__.py (300, full only)
+    plan = plan_views([[8_000, 2_000, 400], [300]], [40, 0], 2_200)
+    assert plan.chosen == [1, None], "the scored file's signatures first; the 200 left do not hold the score-0 file"
+    plan = plan_views([[8_000, 2_000, 400], [300]], [40, 0], 2_400)
+    assert plan.chosen == [1, 0] and plan.leftover == {1: 400}
+
+
+def test_value_per_character_decides() -> None:
+    # the docs/ranking.md example: the top file whole, the second only named, the third's signatures
+    sizes = [[4_300, 1_900, 240], [5_200, 2_100, 310], [3_900, 1_200, 190], [150]]
+    plan = plan_views(sizes, [9_120, 6_410, 2_050, 0], 6_000)
+    assert plan.chosen == [0, 2, 1, 0] and plan.leftover == {3: 190}
+    # value per character: the second file whole (300 characters) buys more than the top file's full
+    # outline (5,000), so the top file takes its signatures in what is left...
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_000).chosen == [1, 0]
+    # ...and its full outline as soon as the room holds both
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_300).chosen == [0, 0]
+
+
+def test_a_views_worth_is_its_share_of_the_files_value() -> None:
+    names = [["full"], ["full", "outline"]]
+    # equal cost: rank 1 whole (100% of 5,000) beats rank 2's outline (80% of 5,000 / 2)
+    assert plan_views([[1_000], [1_500, 1_000]], [5_000, 5_000], 1_000, names).chosen == [0, None]
+    assert plan_views([[1_000], [1_500, 1_000]], [5_000, 5_000], 2_000, names).chosen == [0, 1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_relevance_orders_each_plan_then_its_coarser_fallbacks_scored_files_first(
+    found: list[tuple[list[int], int]], room: int
+) -> None:
+    sizes, scores = split(found)
+    chosen = plan_views(sizes, scores, room).chosen
+    values = view_relevance(chosen, [len(s) for s in sizes], scores)
+    flat = [v for vs in values for v in vs]
+    assert len(set(flat)) == len(flat) and min(flat) >= 1
+    order = [i for i, s in enumerate(scores) if s] + [i for i, s in enumerate(scores) if not s]
+    heads = [values[i][chosen[i] or 0] for i in order]
+    assert heads == sorted(heads, reverse=True)
+    for i, vs in enumerate(values):
+        start = chosen[i] or 0
+        assert vs[start:] == sorted(vs[start:], reverse=True)  # planned, then coarser, finest first
+        assert all(v < min(heads) for v in vs[:start])  # finer than planned: after every plan
 
 
 def test_the_short_note_says_what_the_finest_view_needed() -> None:
-    short: dict[int, tuple[int, int]] = {}
-    chosen = plan_views([[6_354, 900, 120]], 1_000, 40, short)
-    assert chosen == [1] and short == {0: (6_354, 1_000)}
+    plan = plan_views([[6_354, 900, 120]], [10_000], 1_000)
+    assert plan.chosen == [1] and plan.short == {0: (6_354, 1_000)}

@@ -122,7 +122,9 @@ def test_misspelled_key_three_levels_deep_names_its_path() -> None:
     data = toy_config(stores={"memory": {"path": "m.sqlite3", "bakend": "sqlite"}})
     with pytest.raises(ConfigError) as info:
         parse_config(data)
-    assert info.value.problems == ("stores.memory.bakend: unknown key (not allowed here)",)
+    assert info.value.problems == (
+        "stores.memory.bakend: unknown key (not allowed here); did you mean 'backend'? Typo?",
+    )
 
 
 @pytest.mark.parametrize(

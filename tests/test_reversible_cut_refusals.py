@@ -95,6 +95,7 @@ def _verify(prepared: Any, texts: list[str], reversal: ReversalSpec | None, **pl
         vocabulary=VOCABULARY,
         policy_digest=prepared.receipts[-1].policy_digest,
         now=NOW,
+        transformer=REVERSIBLE_PROFILE.pin,
         reversal=reversal,
     )
     with pytest.raises(CutRefused) as refused:

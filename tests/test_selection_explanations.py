@@ -168,3 +168,22 @@ def test_the_json_carries_every_field_and_the_prose_comes_from_them() -> None:
     chosen = Explanation("d", True, SelectionReason.OPTIONAL_DEPENDENCY, 1, 1, root="r")
     assert chosen.detail == "in the closure of optional root 'r'"
     assert chosen.to_json()["bound"] is None and chosen.to_json()["needs"] is None
+
+
+def test_the_reported_bound_is_the_first_the_whole_closure_exceeds() -> None:
+    """Issue 26: the root alone over the character cap, root and dependency over the token
+    budget: the omission named the character limit, which comes later in the fixed order."""
+    graph = ContextGraph(
+        [
+            node("root", 5, "dep", content="x" * 50),
+            node("dep", 8, content="y" * 8, requirement=R.DEPENDENCY_REQUIRED),
+            node("spare", 1, priority=-1),
+        ]
+    )
+    plan = select(graph, EVERYTHING, budget(10), SelectionBounds(max_chars=40))
+    explained = plan.explanations["root"]
+    assert (explained.bound, explained.reason) == (Bound.TOKENS, OmissionReason.TOKEN_BUDGET)
+    assert explained.needs is not None and explained.needs.amounts.tokens == 13
+    # And for a root the selector never reached (nothing more could fit when it stopped).
+    stopped = select(ContextGraph([*graph, node("filler", 10, priority=9)]), EVERYTHING, budget(10))
+    assert stopped.explanations["root"].reason is OmissionReason.TOKEN_BUDGET

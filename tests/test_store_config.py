@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from lychd_core.cli import main
@@ -117,3 +121,38 @@ def test_without_server_binaries_the_fixture_says_how_to_install_one(monkeypatch
     with pytest.raises(postgres.PostgresUnavailable) as caught:
         postgres.server_binaries()
     assert "apt-get install postgresql" in str(caught.value) and "LYCHD_SKIP_POSTGRESQL=1" in str(caught.value)
+
+
+MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def test_a_server_starts_and_serves_with_a_minimal_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on a fresh clone: with PATH lacking /usr/sbin, every PostgreSQL test errored at setup
+    (the helper ran the server through ``runuser``, looked up on PATH)."""
+    from lychd_core.testing.postgres import PostgresServer
+
+    monkeypatch.setenv("PATH", MINIMAL_PATH)
+    server = PostgresServer().start()
+    try:
+        with psycopg.connect(server.dsn()) as connection:
+            assert connection.execute("select 1").fetchone() == (1,)
+    finally:
+        server.destroy()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the missing account is what fails, and only root runs the server as one")
+def test_postgresql_tests_without_a_server_stop_the_run_with_one_message(tmp_path: Path) -> None:
+    """Selected tests that need a server that cannot be started: one message, no per-test setup errors."""
+    (tmp_path / "test_needs_pg.py").write_text(
+        "def test_one(lychd_postgresql):\n    pass\n\n\ndef test_two(lychd_postgresql):\n    pass\n"
+    )
+    env = {**os.environ, "PATH": str(tmp_path), "LYCHD_POSTGRESQL_USER": "no-such-user-here"}
+    env.pop("LYCHD_SKIP_POSTGRESQL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_needs_pg.py")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, output
+    assert output.count("need a PostgreSQL server") == 1, output
+    assert "ERROR at setup" not in output and "passed" not in output, output

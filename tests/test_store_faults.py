@@ -9,6 +9,7 @@ import random
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,13 @@ def test_sigkilled_writers_lose_nothing_acknowledged(
             assert served == copied["index_digest"] == rebuilt.rebuild_index().digest
 
 
+def wait_until(condition: Callable[[], bool], what: str, hang_seconds: float = 300.0) -> None:
+    deadline = time.monotonic() + hang_seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"no progress: {what}"
+        time.sleep(0.05)
+
+
 def test_a_server_restart_under_load_gives_typed_errors_then_recovers(tmp_path: Path) -> None:
     server = PostgresServer().start()
     try:
@@ -127,10 +135,13 @@ def test_a_server_restart_under_load_gives_typed_errors_then_recovers(tmp_path: 
         threads = [threading.Thread(target=write, args=(w,)) for w in range(3)]
         for thread in threads:
             thread.start()
-        time.sleep(1.0)
+        # Progress, not time: wait for acknowledged writes before and after the restart, so a
+        # loaded machine only makes the test slower (the deadline only guards against a hang).
+        wait_until(lambda: len(acked) >= 5 or bool(failures), "writes before the restart")
         before = len(acked)
         server.restart()
-        time.sleep(1.5)
+        wait_until(lambda: len(acked) >= before + 5 or any(not isinstance(e, StoreConnectionError) for e in failures),
+                   "writes after the restart")  # fmt: skip
         stop.set()
         for thread in threads:
             thread.join(60)

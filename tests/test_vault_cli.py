@@ -93,7 +93,7 @@ def test_bad_inputs_exit_1_with_a_typed_error(
     assert code == 1 and "VaultInputError" in err
     at = args.index("--schema") + 1
     code, _, err = run(capsys, *args[:at], str(tmp_path / "return.json"), *args[at + 1 :])
-    assert code == 1 and "VaultInputError" in err and "invalid rehydration input" in err
+    assert code == 1 and "VaultInputError" in err and "not a RehydrationSchema" in err
     code, _, err = run(capsys, *[a if a != "station-a" else "station-b" for a in args])
     assert code == 1 and "ClaimConflict" in err
     with pytest.raises(SystemExit) as usage:

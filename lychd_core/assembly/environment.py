@@ -7,7 +7,9 @@ key share one snapshot, and only the last referencing run's release evicts it.
 
 from __future__ import annotations
 
+import copy
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,9 +81,16 @@ def environment_block(session_id: str, grant: Grant | None) -> Block:
     )
 
 
+def environment_of(floor: Sequence[Block]) -> Block:
+    """The floor's environment block (every assembled floor has exactly one)."""
+    return next(block for block in floor if block.layer is Layer.ENVIRONMENT)
+
+
 @dataclass
 class _Snapshot:
     block: Block
+    facts: dict[str, Any]
+    """What ``block`` says, as data: a shared snapshot keeps the facts of the call that made it."""
     runs: set[str] = field(default_factory=set)
 
 
@@ -99,10 +108,19 @@ class EnvironmentSnapshots:
             existing = self._snapshots.get(key)
             return existing.block if existing else environment_block(session_id, grant)
 
+    def facts(self, session_id: str, grant: Grant | None, block: Block) -> dict[str, Any]:
+        """The facts ``block`` (from :meth:`peek`) states: a shared snapshot's, not ``grant``'s
+        current warm and active keys, so what a caller reads agrees with what the model sees."""
+        with self._lock:
+            existing = self._snapshots.get(environment_key(session_id, grant))
+            if existing is not None and existing.block is block:
+                return copy.deepcopy(existing.facts)
+        return environment_facts(grant)
+
     def lease(self, run_id: str, session_id: str, grant: Grant | None, block: Block) -> EnvironmentKey:
         key = environment_key(session_id, grant)
         with self._lock:
-            snapshot = self._snapshots.setdefault(key, _Snapshot(block))
+            snapshot = self._snapshots.setdefault(key, _Snapshot(block, environment_facts(grant)))
             snapshot.runs.add(run_id)
         return key
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required, with_overrides
 from lychd_core.assembly.context import AssembledContext, Unexplained
-from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_facts
+from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_of
 from lychd_core.assembly.execution import (
     ExecutionProjection,
     execution_nodes,
@@ -36,6 +36,7 @@ from lychd_core.assembly.nodes import (
     query_node,
     room_chars,
 )
+from lychd_core.assembly.tracing import traced_assembly
 from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
@@ -101,6 +102,8 @@ class ContextOrchestrator:
         self._counters: tuple[object, object, BoundCounter | None] = (None, None, None)
         self.environments = EnvironmentSnapshots()
         self.gate = EgressGate(self.config.egress)
+        self.progress: Callable[[int], None] | None = None
+        """Called with 1 as each material reference is projected (a command's progress bar)."""
 
     # --- run cache -----------------------------------------------------------------
 
@@ -175,7 +178,7 @@ class ContextOrchestrator:
         with open_memory_store(self.config, self.workspace.root, create=False) as store:
             return store.query(
                 MemoryQuery(
-                    scope=MemoryScope(**scope_fields, role=role),
+                    scope=MemoryScope(**scope_fields),  # the asking role is the profile, not the scope
                     now=store.last_observation() if now is None else now,
                     role_profile=self.role_profile(role),
                     **query,
@@ -196,6 +199,7 @@ class ContextOrchestrator:
         if self._projector is not None and self._projector.cache is not None:
             self._projector.cache.close()
 
+    @traced_assembly
     def assemble(
         self,
         *,
@@ -247,9 +251,12 @@ class ContextOrchestrator:
         tokens: Tokens = cpt if counter.pin == REFERENCE_PIN else counter
         continuation_json = tuple(compact_json(m) for m in check_continuation(list(continuation)))
         continuation_text = "".join(continuation_json)
-        if len(query) + len(continuation_text) > bounds.char_cap:  # refuse by budget before building any node
-            early = {"query": len(query), "continuation": len(continuation_text)}
-            reserve_required(bounds, early, -(-sum(early.values()) // cpt))
+        # Refuse by budget before projecting anything when what is already known cannot fit.
+        known = self._known_required(session_id, grant, identity, codex, karma, query, continuation_text)
+        if sum(chars for chars, _ in known.values()) > bounds.char_cap:
+            reserve_required(
+                bounds, {name: chars for name, (chars, _) in known.items()}, sum(t for _, t in known.values())
+            )
         facts: dict[str, JsonValue] = {}
         alternates: dict[str, Contribution] = {}  # verbatim block key -> its structure outline
         floor, floor_required, not_nodes = self._floor(session_id, grant, identity, codex, karma, facts, alternates)
@@ -373,7 +380,7 @@ class ContextOrchestrator:
             history_start=len(history) if kept_start is None else kept_start,
             not_nodes=tuple(not_nodes),
             memory_plan=memory_plan,
-            environment=environment_facts(grant),
+            environment=self.environments.facts(session_id, grant, environment_of(floor)),
             layer_chars=layer_chars,
             compression_report=compression,
             execution=None if execution is None else execution_report(execution, selected),
@@ -386,6 +393,35 @@ class ContextOrchestrator:
             self.gate.check(assembled, target)  # refuse before inference, before anything is retained
         self._retain(assembled, session_id, grant, floor)
         return assembled
+
+    def _known_required(
+        self,
+        session_id: str,
+        grant: Grant | None,
+        identity: Sequence[Block],
+        codex: Sequence[MaterialRef | Block],
+        karma: Sequence[Block],
+        query: str,
+        continuation_text: str,
+    ) -> dict[str, tuple[int, int]]:
+        """Characters and estimated tokens of the required parts known before any projection:
+        the floor's given blocks and environment, the query and the continuation (material
+        references add to the codex once projected, so this never overstates)."""
+        cpt = self.config.governors.chars_per_token
+
+        def measured(blocks: Sequence[object]) -> tuple[int, int]:
+            texts = [block.text for block in blocks if isinstance(block, Block)]  # others are refused later
+            return sum(map(len, texts)), sum(-(-len(text) // cpt) for text in texts)
+
+        environment = self.environments.peek(session_id, grant).text
+        return {
+            "identity": measured(identity),
+            "codex": measured(codex),
+            "environment": (len(environment), -(-len(environment) // cpt)),
+            "karma": measured(karma),
+            "query": (len(query), -(-len(query) // cpt)),
+            "continuation": (len(continuation_text), -(-len(continuation_text) // cpt)),
+        }
 
     def _floor(
         self,
@@ -406,7 +442,7 @@ class ContextOrchestrator:
         required = [True] * len(floor)
         not_nodes: list[Unexplained] = []
         refs = [item for item in codex if isinstance(item, MaterialRef)]
-        contributions = self.projector().project_many(refs) if refs else []
+        contributions = self.projector().project_many(refs, progress=self.progress) if refs else []
         if (
             contributions
             and alternates is not None
@@ -447,8 +483,7 @@ class ContextOrchestrator:
         return floor, required, not_nodes
 
     def _retain(self, assembled: AssembledContext, session_id: str, grant: Grant | None, floor: list[Block]) -> None:
-        environment = next(block for block in floor if block.layer is Layer.ENVIRONMENT)
-        key = self.environments.lease(assembled.run_id, session_id, grant, environment)
+        key = self.environments.lease(assembled.run_id, session_id, grant, environment_of(floor))
         with self._lock:
             previous = self._runs.get(assembled.run_id)
             self._runs[assembled.run_id] = (assembled, key)

@@ -12,40 +12,39 @@ vault lease, whose opaque id is printed for ``lychd vault rehydrate``.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from lychd_core.cli.cut_lease import prepare_with_lease
+from lychd_core.cli.cut_chain import CutInputError, StoredChain, read_chain, write_chain
+from lychd_core.cli.cut_lease import check_stored_lease, prepare_with_lease
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, validation_problems
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import ConfigError, LychdError
+from lychd_core.errors import ConfigError
 from lychd_core.families import PluginFamily
+from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
     ClosedVocabulary,
+    CutReason,
     CutVerification,
-    DisclosurePlan,
     SealAuthority,
     TransformationReceipt,
     label_for,
     load_plan,
     verify_cut,
 )
+from lychd_core.privacy.grammar import MAX_RECORDS
 from lychd_core.privacy.prepare import CutProfile, cut_policy_digest, prepare_cut
 from lychd_core.projection.materials import Workspace
 from lychd_core.registry import get_registry
 
 TEXT_FORMAT = "text"
-
-
-class CutInputError(LychdError, ValueError):
-    """A cut command's inputs (report, stored chain, format, profile) are unusable."""
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+__all__ = ["CutInputError", "add_parser"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,22 +88,46 @@ def _profile(config: LychdConfig) -> tuple[CutProfile, Any]:
     return profile, options
 
 
+def _report(args: argparse.Namespace) -> tuple[str, bytes]:
+    """The report's workspace-relative path and bytes: resolved against ``--workspace``, read inside it.
+
+    The same boundary as ``lychd project``: a relative REPORT is taken against the workspace
+    root, an absolute one must lie inside it, a symlink may not leave it, and only a regular
+    file within the byte bound is read (a FIFO, device or folder is refused, never waited on).
+    """
+    workspace = Workspace(args.workspace)
+    relative, is_folder = workspace.argument(args.report)
+    if is_folder:
+        raise CutInputError(f"{args.report}: is a folder; name the report file")
+    return relative, workspace.read_bytes(relative, MAX_REPORT_BYTES)
+
+
+def _name_free(label: PrivatizationLabel, digest: str) -> PrivatizationLabel:
+    """The rule's label with its material parent bound by digest only: a file name (which may hold
+    the owner value) never reaches the candidate's label, ``--json`` or the stored chain."""
+    if not label.material_parents:
+        return label
+    return label.model_copy(update={"material_parents": frozenset({f"report@{digest}"})})
+
+
+def _text_projection(args: argparse.Namespace, data: bytes, label: PrivatizationLabel) -> CallProjection:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CutInputError(f"{args.report}: grammar text must be UTF-8 (invalid byte at {exc.start})") from None
+    if text.count("\n") - 1 > MAX_RECORDS:
+        raise CutInputError(f"{args.report}: more than {MAX_RECORDS} records; the grammar text bound is {MAX_RECORDS}")
+    return CallProjection.of_texts("artifacts", [text], label)
+
+
 def _source(args: argparse.Namespace, profile: CutProfile) -> tuple[Any, CallProjection, str | None]:
     """The importer output (or None for grammar text), the projection, and the chain's origin digest."""
-    workspace = Workspace(Path(args.workspace).resolve())
-    relative = workspace.relative(args.report)
-    try:
-        data = (workspace.root / relative).read_bytes()
-    except OSError as exc:
-        raise CutInputError(f"{args.report}: cannot read the report: {exc.strerror}") from None
+    relative, data = _report(args)
     config = command_config(args)
-    label = label_for(config.labels, relative, sha256_digest(data))
+    digest = sha256_digest(data)
+    label = _name_free(label_for(config.labels, relative, digest), digest)
     if args.format == TEXT_FORMAT:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CutInputError(f"{args.report}: grammar text must be UTF-8") from None
-        return None, CallProjection.of_texts("artifacts", [text], label), None
+        return None, _text_projection(args, data, label), None
     importer = profile.importers.get(args.format)
     if importer is None:
         known = ", ".join(sorted([*profile.importers, TEXT_FORMAT]))
@@ -141,14 +164,8 @@ def run_prepare(args: argparse.Namespace) -> int:
             chain=chain,
             origin_digest=origin,
         )
-    stored = {
-        "plan": plan.to_json(),
-        "receipts": [receipt.to_json() for receipt in prepared.receipts],
-        "verification": prepared.verification.to_json(),
-        "candidate": prepared.candidate.to_json(),
-    } | ({"lease": lease} if lease else {})
     if args.out:
-        Path(args.out).write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_chain(args.out, StoredChain.of(prepared, lease or None))
     if args.json:
         emit_json(
             {**prepared.to_json(), "candidate": prepared.candidate.to_json()} | ({"lease": lease} if lease else {})
@@ -181,32 +198,64 @@ def run_verify(args: argparse.Namespace) -> int:
     config = command_config(args)
     profile, options = _profile(config)
     vocabulary = ClosedVocabulary.load(args.vocabulary)
-    _, source, origin = _source(args, profile)
-    try:
-        stored = json.loads(Path(args.chain).read_text(encoding="utf-8"))
-        plan = DisclosurePlan.from_json(stored["plan"])
-        receipts = tuple(TransformationReceipt.from_json(item) for item in stored["receipts"])
-        reversal = CutVerification.model_validate(stored["verification"]).reversal
-        candidate = source.replaced([item["text"] for item in stored["candidate"]["items"]])
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, LychdError):
-            raise
-        raise CutInputError(f"{args.chain}: not a chain stored by `lychd cut prepare --out`: {exc!r:.80}") from None
-    verification = verify_cut(
-        source=source,
-        candidate=candidate,
-        plan=plan,
-        receipts=receipts,
-        grammar=profile.grammar,
-        vocabulary=vocabulary,
-        policy_digest=cut_policy_digest(_pin(profile), options, profile.grammar, vocabulary),
-        now=_now(args),
-        origin_digest=origin,
-        reversal=reversal,
-    )
+    stored = read_chain(args.chain)
+    verification = verify_stored(args, config, profile, options, vocabulary, stored, _source(args, profile))
     if args.json:
         emit_json(verification.to_json())
     else:
-        _show_verdict(verification, receipts)
+        _show_verdict(verification, stored.receipts)
     verification.require()
     return 0
+
+
+def verify_stored(
+    args: argparse.Namespace,
+    config: LychdConfig,
+    profile: CutProfile,
+    options: Any,
+    vocabulary: ClosedVocabulary,
+    stored: StoredChain,
+    sourced: tuple[Any, CallProjection, str | None],
+) -> CutVerification:
+    """The verdict over a stored chain: every receipt derived again from the report, every stored part
+    compared with what is derived (``sourced``: what :func:`_source` read from the report)."""
+    imported, source, origin = sourced
+    policy = cut_policy_digest(_pin(profile), options, profile.grammar, vocabulary)
+    verification = verify_cut(
+        source=source,
+        candidate=stored.candidate,
+        plan=stored.plan,
+        receipts=stored.receipts,
+        grammar=profile.grammar,
+        vocabulary=vocabulary,
+        policy_digest=policy,
+        now=_now(args),
+        transformer=_pin(profile),
+        chain=() if imported is None else (imported.receipt(stored.plan, policy),),
+        origin_digest=origin,
+        reversal=stored.verification.reversal,
+    )
+    if verification.verdict != "pass":
+        return verification
+    return _attest_stored(args, config, stored, verification, source)
+
+
+def _attest_stored(
+    args: argparse.Namespace,
+    config: LychdConfig,
+    stored: StoredChain,
+    verification: CutVerification,
+    source: CallProjection,
+) -> CutVerification:
+    """A passing verdict stands only if the stored verdict (and any lease) is exactly what was derived now."""
+    problem = None
+    if stored.verification.to_json() != verification.to_json():
+        problem = "the stored verification is not the one the verifier derives from the cut"
+    elif (stored.lease is None) != (verification.reversal is None):
+        problem = "the chain's lease and its verification's reversal do not go together"
+    elif stored.lease is not None:
+        problem = check_stored_lease(args, config, stored.lease, verification, stored.plan, source, stored.candidate)
+    if problem is None:
+        return verification
+    failed = {"verdict": "fail", "reason": CutReason.VERDICT_FAILED, "detail": problem, "receipt_digests": ()}
+    return verification.model_copy(update=failed)

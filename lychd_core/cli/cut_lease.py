@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,7 +12,15 @@ from pydantic import BaseModel, ValidationError
 
 from lychd_core.config import LychdConfig
 from lychd_core.errors import LychdError
-from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, SealAuthority, TransformationReceipt
+from lychd_core.inputs import parse_json, read_input_bytes
+from lychd_core.privacy import (
+    CallProjection,
+    ClosedVocabulary,
+    CutVerification,
+    DisclosurePlan,
+    SealAuthority,
+    TransformationReceipt,
+)
 from lychd_core.privacy.reversible import PreparedReversibleCut, ReversibleCutProfile, prepare_reversible_cut
 from lychd_core.privacy.vault import HardeningReport, RehydrationSchema, Vault, harden_process
 from lychd_core.privacy.vault.lease import LeaseTerms
@@ -48,13 +55,20 @@ class LeaseInputError(LychdError, ValueError):
     """A reversible preparation lacks (or was given unusable) lease inputs."""
 
 
-def _schema(name: str) -> RehydrationSchema:
+MAX_SCHEMA_BYTES = 1024 * 1024
+
+
+def read_schema(name: str, error: type[LychdError]) -> RehydrationSchema:
+    """A ``RehydrationSchema`` file through the strict input layer (regular file, 1 MiB, strict JSON)."""
+    data = read_input_bytes(name, what="--schema", max_bytes=MAX_SCHEMA_BYTES, error=error)
     try:
-        return RehydrationSchema.model_validate(json.loads(Path(name).read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LeaseInputError(f"{name}: cannot read the rehydration schema as JSON: {exc}") from None
+        return RehydrationSchema.model_validate(parse_json(data, source=f"--schema {name}", error=error))
     except ValidationError as exc:
-        raise LeaseInputError(f"{name}: not a RehydrationSchema: {exc.error_count()} problem(s)") from None
+        raise error(f"--schema {name}: not a RehydrationSchema: {exc.error_count()} problem(s)") from None
+
+
+def _schema(name: str) -> RehydrationSchema:
+    return read_schema(name, LeaseInputError)
 
 
 def _option(options: BaseModel, name: str) -> int:
@@ -107,3 +121,38 @@ def prepare_with_lease(
             cut_profile, source, plan, vocabulary, options, SealAuthority(), vault, terms,
             now=now, chain=chain, origin_digest=origin,
         )  # fmt: skip
+
+
+def check_stored_lease(
+    args: argparse.Namespace,
+    config: LychdConfig,
+    lease: dict[str, Any],
+    verification: CutVerification,
+    plan: DisclosurePlan,
+    source: CallProjection,
+    candidate: CallProjection,
+) -> str | None:
+    """What of a stored reversible chain's lease the workspace vault does not attest (None: all of it).
+
+    The lease id, namespace and expiry are not derivable from the report, so they are
+    checked against the vault's own (MAC-verified) lease row and its cut binding.
+    """
+    reversal = verification.reversal
+    stores = config.stores
+    if reversal is None or not stores.path_of(stores.vault, Path(args.workspace)).exists():
+        return "the chain names a lease but this workspace has no vault to attest it"
+    if lease["lease_id"] != reversal.lease_id:
+        return "the chain's lease is not the one its verification names"
+    with open_vault(config, Path(args.workspace)) as vault:
+        row = vault.get(reversal.lease_id).lease
+    binding = row.request.cut
+    checks = {
+        "namespace": row.namespace == reversal.namespace,
+        "candidate": row.candidate_digest == candidate.digest,
+        "expiry": row.expires_at == lease["expires_at"],
+        "plan": binding.plan_digest == plan.digest,
+        "source": binding.source_digest == source.digest,
+        "policy": binding.policy_digest == verification.policy_digest,
+    }
+    wrong = sorted(name for name, ok in checks.items() if not ok)
+    return f"the vault's lease does not bind this chain's {', '.join(wrong)}" if wrong else None

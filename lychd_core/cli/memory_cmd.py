@@ -44,6 +44,7 @@ def add_parser(subparsers: Any) -> None:
     query.add_argument("--repository")
     query.add_argument("--actor")
     query.add_argument("--role", help="role asking; applies the configured role policy's visibility")
+    query.add_argument("--scope-role", help="the scope's role (a record scoped to a role); default: none")
     query.add_argument("--claim-type", action="append", default=[], choices=[t.value for t in ClaimType])
     query.add_argument("--feature", action="append", default=[], help="relevance feature (repeatable)")
     query.add_argument("--require-feature", action="append", default=[], help="required feature (repeatable)")
@@ -127,7 +128,7 @@ def run_query(args: argparse.Namespace) -> int:
                 workspace=args.scope_workspace,
                 repository=args.repository,
                 actor=args.actor,
-                role=args.role,
+                role=args.scope_role,  # --role names the asking role (its profile), not the scope
             ),
             now=now,
             role_profile=None if args.role is None else _role_profile(config, args.role),

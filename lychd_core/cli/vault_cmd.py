@@ -10,13 +10,13 @@ from typing import Any
 from pydantic import ValidationError
 from rich.table import Table
 
-from lychd_core.cli.cut_lease import open_vault, vault_hardening
+from lychd_core.cli.cut_lease import open_vault, read_schema, vault_hardening
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
+from lychd_core.inputs import parse_json, read_input_bytes
 from lychd_core.privacy.vault import (
     ClaimRequest,
-    RehydrationSchema,
     Sink,
     Vault,
     VaultInputError,
@@ -100,18 +100,20 @@ def run_purge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_json(name: str, what: str) -> Any:
-    try:
-        return json.loads(Path(name).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise VaultInputError(f"{name}: cannot read {what} as JSON: {exc}") from None
+MAX_RETURN_BYTES = 16 * 1024 * 1024
+
+
+def read_return(name: str) -> Any:
+    """A quarantined model return through the strict input layer: a regular file, 16 MiB, strict JSON."""
+    data = read_input_bytes(name, what="--return", max_bytes=MAX_RETURN_BYTES, error=VaultInputError)
+    return parse_json(data, source=f"--return {name}", error=VaultInputError, allow_floats=False)
 
 
 def run_rehydrate(args: argparse.Namespace) -> int:
     path, _, config = _paths(args)
-    returned = _read_json(args.returned, "the quarantined return")
+    returned = read_return(args.returned)
+    schema = read_schema(args.schema, VaultInputError)
     try:
-        schema = RehydrationSchema.model_validate(_read_json(args.schema, "the rehydration schema"))
         claim = ClaimRequest(
             principal=args.principal,
             run_id=args.run,

@@ -19,7 +19,7 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> LychdConf
     try:
         return LychdConfig.model_validate(data)
     except ValidationError as exc:
-        problems = validation_problems(exc)
+        problems = validation_problems(exc, model=LychdConfig)
         raise ConfigError(f"{source}: invalid configuration:\n  " + "\n  ".join(problems), problems) from None
 
 

@@ -35,7 +35,7 @@ def _resolve(
     try:
         validated = found.obj.options_model.model_validate(options)
     except ValidationError as exc:
-        problems = validation_problems(exc)
+        problems = validation_problems(exc, model=found.obj.options_model)
         raise ConfigError(f"{where}.options rejected by {found.pin}: " + "; ".join(problems)) from None
     except RecursionError:
         raise ConfigError(f"{where}.options of {found.pin} are nested too deeply") from None

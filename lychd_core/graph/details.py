@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lychd_core.errors import SelectionError
@@ -17,7 +17,7 @@ from lychd_core.graph.explain import (
     OmissionReason,
     SelectionReason,
 )
-from lychd_core.graph.graph import ContextGraph
+from lychd_core.graph.graph import ContextGraph, GraphArrays
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Requirement
@@ -33,9 +33,39 @@ BOUND_REASONS = tuple(bound.reason for bound in BOUNDS)
 UNITS = tuple(bound.unit for bound in BOUNDS)
 
 
-def first_exceeded(counted: tuple[int, ...], remaining: tuple[int, ...] | list[int]) -> int:
+def first_exceeded(counted: Sequence[int], remaining: Sequence[int]) -> int:
     """The first bound code, in ``CHECK_ORDER``, whose count exceeds what remains (-1: none)."""
     return next((code for code in CHECK_ORDER if counted[code] > remaining[code]), -1)
+
+
+def closure_totals(arrays: GraphArrays, root: int, state: bytes | bytearray) -> tuple[int, ...]:
+    """What ``root`` and its dependencies not selected in ``state`` (a selection state per node)
+    add to each bound: history groups, tokens, characters, bytes and nodes."""
+    offsets, targets, sizes = arrays.dep_offsets, arrays.dep_targets, arrays.sizes
+    totals, seen, stack = [0, 0, 0, 0, 0], {root}, [root]
+    while stack:
+        v = stack.pop()
+        for code in range(4):
+            totals[code] += sizes[4 * v + code]
+        totals[NODES] += 1
+        for d in targets[offsets[v] : offsets[v + 1]]:
+            if d not in seen and state[d] not in SELECTION_STATES:
+                seen.add(d)
+                stack.append(d)
+    return tuple(totals)
+
+
+def earliest_exceeded(
+    arrays: GraphArrays, root: int, state: bytes | bytearray, bound: int, remaining: Sequence[int]
+) -> tuple[int, tuple[int, ...]] | None:
+    """When ``root``'s whole unselected closure exceeds a bound earlier in check order than
+    ``bound`` (the first its counted part exceeds), that bound and the closure's totals."""
+    earlier = CHECK_ORDER[: CHECK_ORDER.index(bound)]
+    if not earlier:
+        return None
+    totals = closure_totals(arrays, root, state)
+    first = first_exceeded(totals, remaining)
+    return (first, totals) if first in earlier else None
 
 
 # Selection states (0 = not selected) and visibility states (0 = visible).
@@ -216,7 +246,7 @@ class ExplanationMap(Mapping[str, Explanation]):
         if doomed:
             counted, remained = outcome.failures[i]
         else:
-            counted, remained, code = None, self._outcome.final, self._never_reached(i)
+            counted, remained, code = self._never_reached(i)
         own, complete = self._graph.arrays.own(i), False
         if counted is None or counted == own:
             # Only the node itself was counted: that is its whole closure when it has no dependencies.
@@ -246,10 +276,13 @@ class ExplanationMap(Mapping[str, Explanation]):
                 start = end
         return self._roots[i]
 
-    def _never_reached(self, i: int) -> int:
-        """The bound code that a root the selector stopped before exceeds on its own: the loop
-        ended once no single node could fit, so its own sizes already exceed a final amount."""
-        code = first_exceeded(self._graph.arrays.own(i), self._outcome.final)
+    def _never_reached(self, i: int) -> tuple[tuple[int, ...] | None, tuple[int, ...], int]:
+        """What was counted, what remained and the bound code for a root the selector stopped
+        before: the loop ended once no single node could fit, so its own sizes already exceed
+        a final amount; its whole closure may exceed an earlier bound in check order."""
+        arrays, final = self._graph.arrays, self._outcome.final
+        code = first_exceeded(arrays.own(i), final)
         if code < 0:  # pragma: no cover - the selector stops only when nothing fits
             raise SelectionError(f"internal error: node {self._graph.nodes[i].id!r} was neither selected nor omitted")
-        return code
+        earlier = earliest_exceeded(arrays, i, self._outcome.state, code, final)
+        return (None, final, code) if earlier is None else (earlier[1], final, earlier[0])

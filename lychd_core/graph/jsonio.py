@@ -82,10 +82,10 @@ def node_from_json(data: object, where: str) -> ContextNode:
         if member is None:
             raise GraphError(f"{where}: {key} {data[key]!r} is not one of {tokens(enum_type)}")
         values[key] = member
-    for key in ("visible_to", "dependencies"):
-        value = values[key]
-        if value is not None and not isinstance(value, list):
-            raise GraphError(f"{where}: {key} must be a JSON array{' or null' if key == 'visible_to' else ''}")
+    if not isinstance(values["dependencies"], list):
+        raise GraphError(f"{where}: dependencies must be a JSON array of node ids, got {values['dependencies']!r}")
+    if values["visible_to"] is not None and not isinstance(values["visible_to"], list):
+        raise GraphError(f"{where}: visible_to must be a JSON array of role names or null")
     roles = values["visible_to"]
     if roles is not None:
         if not all(isinstance(role, str) for role in roles):

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import Any
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import GraphError
@@ -102,10 +103,11 @@ class ContextNode:
         exclusive_group: str | None = None,
     ) -> ContextNode:
         """The checked constructor; raises ``GraphError`` naming the node and the problem."""
+        where = f"node {id!r}" if isinstance(id, str) else "node"
         if visible_to is not None and not isinstance(visible_to, (str, bytes)):
-            visible_to = frozenset(visible_to)
+            visible_to = frozenset(_iterated(where, "visible_to", visible_to))
         if not isinstance(dependencies, (str, bytes)):
-            dependencies = tuple(dependencies)
+            dependencies = tuple(_iterated(where, "dependencies", dependencies))
         return cls(
             id=id,
             content=content,
@@ -270,6 +272,13 @@ _REPLACED_AT = tuple(
     )
 )
 """Where :meth:`ContextNode.replaced_by` puts the new values among the slots."""
+
+
+def _iterated(where: str, name: str, value: object) -> Iterable[Any]:
+    """``value`` if it can be iterated; a typed error naming the field if not (``None``, a number, ...)."""
+    if not isinstance(value, Iterable):
+        raise GraphError(f"{where}: {name} must be a collection of strings, got {type(value).__name__}")
+    return value
 
 
 def _check_int(where: str, name: str, value: object, low: int, high: int) -> None:

@@ -26,6 +26,7 @@ from lychd_core.graph.budget import BudgetAccounting, SelectionBounds, TokenBudg
 from lychd_core.graph.details import (
     BYTES,
     CHARS,
+    CHECK_ORDER,
     HIDDEN,
     HIDDEN_DEPENDENCY,
     HISTORY,
@@ -38,6 +39,7 @@ from lychd_core.graph.details import (
     TOKENS,
     ExplanationMap,
     Outcome,
+    earliest_exceeded,
     first_exceeded,
 )
 from lychd_core.graph.explain import SelectionPlan
@@ -97,7 +99,7 @@ class _Selector:
         self.profile = profile
         self.budget = budget
         self.bounds = bounds
-        self.arrays = graph.arrays
+        self.arrays = a = graph.arrays
         n = len(graph)
         self.outcome = Outcome.empty(n)
         self.mark = bytearray(n)
@@ -122,6 +124,8 @@ class _Selector:
         self.remaining = list(self.start)
         self.snapshot: tuple[int, ...] = self.start
         """``remaining`` as a tuple, refreshed by every admission: what failures record."""
+        self.totals = (sum(a.history), sum(a.tokens), sum(a.chars), sum(a.nbytes), n)
+        """Each bound's sum over the whole graph: a bound with at least this much left cannot be exceeded."""
         self.walked = (0, 0, 0, 0)
         """What the last probe that fit counted: history groups, tokens, characters, bytes."""
 
@@ -290,15 +294,26 @@ class _Selector:
 
     def _fail(self, path: list[int], counted: tuple[int, int, int, int, int]) -> None:
         """Record why the probe of ``path[0]`` stopped: the first bound, in the check order,
-        that the part of its closure counted so far exceeds."""
+        that its closure exceeds (what the walk counted, finished when an earlier one may be)."""
         remaining = self.remaining
         bound = first_exceeded(counted, remaining)
-        self.fail_path, self.fail_bound, self.fail_counted = path, bound, counted
         # The node that tipped the sum over, if too big on its own, can never fit: remember it.
         node = path[-1]
         own = self.arrays.own(node)
         if len(path) > 1 and own[bound] > remaining[bound] and not self.outcome.doomed[node]:
             self._doom(node, first_exceeded(own, remaining), counted=own)
+        self.fail_path, (self.fail_bound, self.fail_counted) = path, self._earliest_bound(path[0], bound, counted)
+
+    def _earliest_bound(self, root: int, bound: int, counted: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+        """The first bound in check order that ``root``'s whole unselected closure exceeds, with
+        what it counts. A probe stops at its first excess, which can be a later bound than one
+        the rest of the closure exceeds (the root alone over the character cap while root and
+        dependencies are over the token budget): the explanation names the earliest."""
+        earlier = CHECK_ORDER[: CHECK_ORDER.index(bound)]
+        if not any(self.remaining[code] < self.totals[code] for code in earlier):
+            return bound, counted  # no earlier bound can be exceeded, whatever the closure holds
+        found = earliest_exceeded(self.arrays, root, self.mark, bound, self.remaining)
+        return (bound, counted) if found is None else found
 
     def _deepest_doomed(self, path: list[int]) -> int:
         """Binary search ``path`` for the index of its deepest doomed node (0: only the root),

@@ -2,6 +2,7 @@
 
 It refuses what ``json.loads`` would crash or stall on: nesting deeper than
 :data:`MAX_DEPTH` (checked without recursion), integers past Python's digit limit,
+strings holding a lone surrogate (``"\\udc80"``: no UTF-8 encoder accepts it later),
 ``NaN``/``Infinity``, duplicate keys (checked in linear time, so an object with
 100,000 keys costs milliseconds), floats where a caller allows none, and bytes that
 are not UTF-8. The caller names the error type, so each input keeps its own error.
@@ -10,12 +11,15 @@ are not UTF-8. The caller names the error type, so each input keeps its own erro
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from lychd_core.errors import LychdError
 
 MAX_DEPTH = 200
 """Deepest nesting of arrays and objects accepted; real inputs stay far below it."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class _Refused(Exception):
@@ -60,6 +64,33 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+def lone_surrogate_at(value: Any) -> str | None:
+    """The path of the first string (key or value) holding a lone surrogate, found without recursion."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return path
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not key.isascii() and _SURROGATE.search(key):
+                    return f"{path} (a key)"
+                stack.append((child, f"{path}.{key[:40]}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
+    return None
+
+
+def _check_surrogates(text: str, value: Any, source: str, error: type[LychdError]) -> None:
+    """Refuse a lone surrogate; the walk runs only when the text holds one or an escape that may make one."""
+    if _SURROGATE.search(text) is None and _SURROGATE_ESCAPE.search(text) is None:
+        return
+    where = lone_surrogate_at(value)
+    if where is not None:
+        raise error(f"{source}: the string at {where} holds a lone surrogate; JSON strings must be valid Unicode")
+
+
 def parse_json(
     text: str | bytes,
     *,
@@ -91,4 +122,5 @@ def parse_json(
         raise error(f"{source}: JSON value out of range: {exc}") from None
     if depth_of(value, max_depth) > max_depth:
         raise error(f"{source}: JSON nested deeper than {max_depth} levels; flatten it")
+    _check_surrogates(text, value, source, error)
     return value

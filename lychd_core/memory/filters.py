@@ -88,7 +88,7 @@ class CompiledFilter:
 
     def __init__(self, query: MemoryQuery) -> None:
         self.query = query
-        self.scope_keys: frozenset[ScopeKey] = query.scope.compatible_keys(query.scope_policy)
+        self.scope_keys: frozenset[ScopeKey] = query.scope_keys()
         self.visible = visible_source_provenances(query)
         self.required = frozenset(query.required_features)
         # Query fields bound once: this chain runs for every scanned record.
@@ -147,10 +147,11 @@ class CompiledFilter:
         """A short, content-free sentence explaining ``reason`` for ``record``."""
         query = self.query
         r = record
+        asking = query.role_profile.role if query.role_profile else None
         texts = {
             ExclusionReason.SCOPE: f"record scope {_scope_text(r.scope.key)} does not apply to the query scope "
             f"{_scope_text(query.scope.key)}" + (" (exact-scope policy)" if query.scope_policy == "exact" else ""),
-            ExclusionReason.ROLE_HIDDEN: f"role {query.scope.role!r} does not see memory evidence from "
+            ExclusionReason.ROLE_HIDDEN: f"role {asking!r} does not see memory evidence from "
             f"{r.source_provenance.value}",
             ExclusionReason.SUPERSEDED: f"superseded by {r.superseded_by!r}",
             ExclusionReason.QUARANTINED: f"quarantined since observation {r.quarantined_at}",

@@ -21,7 +21,7 @@ from lychd_core.memory.checks import (
 )
 from lychd_core.memory.errors import InvalidQueryError
 from lychd_core.memory.records import ClaimType, claim_type_of
-from lychd_core.memory.scope import MemoryScope, ScopePolicy
+from lychd_core.memory.scope import MemoryScope, ScopeKey, ScopePolicy
 from lychd_core.roles import RoleProfile
 
 COMPONENTS: tuple[str, ...] = ("scope", "relevance", "confidence", "evidence", "recency", "feedback")
@@ -60,9 +60,12 @@ class MemoryQuery:
     """One retrieval request. ``now`` is the caller's current logical observation.
 
     ``role_profile`` turns on role visibility: a memory is visible only when the role
-    sees memory evidence both as memory and under the memory's original provenance. A
-    scope without a role takes the profile's; a scope naming another role is refused.
-    Without a profile the role visibility filter does not apply (inspection use).
+    sees memory evidence both as memory and under the memory's original provenance. The
+    asking role stays out of the scope (as in the reference): under ``exact`` a scope
+    without a role matches only role-less records; under ``include-broader`` records
+    scoped to the profile's role apply too (see :meth:`scope_keys`). A scope naming
+    another role than the profile's is refused. Without a profile the role visibility
+    filter does not apply (inspection use).
     """
 
     scope: MemoryScope
@@ -120,9 +123,7 @@ class MemoryQuery:
         if self.role_profile is not None:
             if not isinstance(self.role_profile, RoleProfile):
                 raise InvalidQueryError(f"role_profile must be a RoleProfile, got {self.role_profile!r}")
-            if self.scope.role is None:  # the profile names the role; the scope need not repeat it
-                object.__setattr__(self, "scope", dataclasses.replace(self.scope, role=self.role_profile.role))
-            elif self.scope.role != self.role_profile.role:
+            if self.scope.role is not None and self.scope.role != self.role_profile.role:
                 raise InvalidQueryError(
                     f"query scope role {self.scope.role!r} differs from the role profile {self.role_profile.role!r}; "
                     "set scope.role to the profile's role"
@@ -155,6 +156,15 @@ class MemoryQuery:
             raise InvalidQueryError(f"unknown scope_policy {self.scope_policy!r}; known: {known}") from None
         if not isinstance(self.weights, RankingWeights):
             raise InvalidQueryError(f"weights must be RankingWeights, got {self.weights!r}")
+
+    def scope_keys(self) -> frozenset[ScopeKey]:
+        """Every record scope key this query admits. Under ``include-broader`` a scope without
+        a role is matched as if it named the profile's role, so the asking role's own memories
+        apply beside role-less ones; under ``exact`` the scope is matched as given."""
+        scope = self.scope
+        if self.scope_policy is ScopePolicy.INCLUDE_BROADER and scope.role is None and self.role_profile:
+            scope = dataclasses.replace(scope, role=self.role_profile.role)
+        return scope.compatible_keys(self.scope_policy)
 
     def to_json(self) -> dict[str, Any]:
         return {

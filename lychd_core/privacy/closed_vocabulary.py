@@ -7,18 +7,20 @@ pass for a listed item: the file itself is refused if it holds one.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from lychd_core.digests import json_digest
+from lychd_core.inputs import parse_toml, read_input_text
 from lychd_core.privacy.errors import VocabularyError
 
 VOCABULARY_SCHEMA = "closed-vocabulary@1"
 ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!:~-]{0,127}")
 MAX_ITEMS = 1_000_000
+MAX_VOCABULARY_BYTES = 128 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -56,16 +58,19 @@ class ClosedVocabulary:
 
     @classmethod
     def load(cls, path: str | Path) -> ClosedVocabulary:
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise VocabularyError(f"{path}: cannot read the vocabulary: {exc}") from None
-        return cls.from_mapping(data, str(path))
+        """Read a vocabulary file through the strict input layer (regular file, bounded, strict TOML)."""
+        name = str(path)
+        text = read_input_text(name, what="vocabulary", max_bytes=MAX_VOCABULARY_BYTES, error=VocabularyError)
+        return cls.from_mapping(parse_toml(text, source=name, error=VocabularyError), name)
 
     def items(self, kind: str) -> frozenset[str]:
         """The items of one kind; a kind the file does not list is empty (nothing passes)."""
         return self.kinds.get(kind, frozenset())
 
     def all_items(self) -> frozenset[str]:
+        """Every item of every kind (computed once: the vocabulary is immutable)."""
+        return self._all_items
+
+    @cached_property
+    def _all_items(self) -> frozenset[str]:
         return frozenset().union(*self.kinds.values())

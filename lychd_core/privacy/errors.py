@@ -23,11 +23,13 @@ class CutReason(StrEnum):
     LOST_UTILITY = "lost-utility"
     RECONSTRUCTION_MISMATCH = "reconstruction-mismatch"
     CHAIN_BROKEN = "chain-broken"
+    RECEIPT_MISMATCH = "receipt-mismatch"
     PLAN_MISMATCH = "plan-mismatch"
     VERDICT_FAILED = "verdict-failed"
     POLICY_MISMATCH = "policy-mismatch"
     EXPIRED = "expired"
     EMPTY = "empty"
+    TOO_LARGE = "too-large"
 
 
 class SealReason(StrEnum):

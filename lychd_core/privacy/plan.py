@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import secrets
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lychd_core.digests import is_digest, json_digest
+from lychd_core.inputs import parse_toml, read_input_text
 from lychd_core.privacy.errors import DisclosurePlanError
 
 PLAN_SCHEMA = "DisclosurePlan@1"
@@ -23,6 +23,7 @@ TOKEN = re.compile(r"^[a-z0-9][a-z0-9._:@/-]{0,127}$")
 INVARIANTS = frozenset({"dependencies", "versions", "statuses", "diagnostics", "citations", "owner-identity"})
 MAX_USES = 1000
 CATEGORY = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+MAX_PLAN_BYTES = 1024 * 1024
 
 
 def local_ref() -> str:
@@ -116,11 +117,9 @@ def load_plan(path: str | Path, *, manifest_digest: str | None = None) -> Disclo
     """Read a plan from TOML. A plan that omits ``manifest_digest`` or ``restricted_ref`` gets
     them from the preparation (the projection's manifest, a fresh local reference); one that
     names them must match."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DisclosurePlanError(f"{path}: cannot read the plan: {exc}") from None
+    name = str(path)
+    text = read_input_text(name, what="plan", max_bytes=MAX_PLAN_BYTES, error=DisclosurePlanError)
+    data = parse_toml(text, source=name, error=DisclosurePlanError)
     if manifest_digest is not None:
         given = data.setdefault("manifest_digest", manifest_digest)
         if given != manifest_digest:

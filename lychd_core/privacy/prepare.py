@@ -121,8 +121,9 @@ def prepare_cut(
     censored = profile.censor(source, plan, vocabulary, options, chain=chain)
     policy = cut_policy_digest(f"{profile.name}@{profile.revision}", options, profile.grammar, vocabulary)
     return verify_and_seal(
-        source, censored, plan, profile.grammar, vocabulary, policy, authority, now=now, origin_digest=origin_digest
-    )
+        source, censored, plan, profile.grammar, vocabulary, policy, authority,
+        now=now, transformer=f"{profile.name}@{profile.revision}", chain=chain, origin_digest=origin_digest,
+    )  # fmt: skip
 
 
 def verify_and_seal(
@@ -135,10 +136,16 @@ def verify_and_seal(
     authority: SealAuthority,
     *,
     now: int,
+    transformer: str,
+    chain: Sequence[TransformationReceipt] = (),
     origin_digest: str | None = None,
     reversal: ReversalSpec | None = None,
 ) -> PreparedCut:
-    """Verify a censored candidate apart from its censor, then seal it (with ``reversal``, bound to a lease)."""
+    """Verify a censored candidate apart from its censor, then seal it (with ``reversal``, bound to a lease).
+
+    ``transformer`` is the profile's pin and ``chain`` the receipts the caller handed the
+    censor: the verifier holds the censor's receipts to exactly those plus the one it derives.
+    """
     verification = verify_cut(
         source=source,
         candidate=censored.candidate,
@@ -148,6 +155,8 @@ def verify_and_seal(
         vocabulary=vocabulary,
         policy_digest=policy,
         now=now,
+        transformer=transformer,
+        chain=chain,
         origin_digest=origin_digest,
         reversal=reversal,
     ).require()

@@ -8,14 +8,15 @@ call always has the same digest.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
 from lychd_core.digests import json_digest
-from lychd_core.labels import PrivatizationLabel, join_labels
+from lychd_core.labels import PrivatizationLabel, join_labels, label_from_json
 
 Section = Literal["blocks", "history", "continuation", "query", "tools", "artifacts"]
+PROJECTION_SCHEMA = "CallProjection@1"
 SECTIONS: tuple[Section, ...] = ("blocks", "history", "continuation", "query", "tools", "artifacts")
 
 
@@ -25,8 +26,12 @@ class ProjectionItem:
 
     section: Section
     key: str
-    text: str
-    label: PrivatizationLabel
+    text: str = field(repr=False)
+    label: PrivatizationLabel = field(repr=False)
+
+    def __repr__(self) -> str:
+        # never the text or the label (a source text holds owner values; a label may name files)
+        return f"ProjectionItem({self.section!r}, {len(self.key)}-character key, {len(self.text)} characters)"
 
     def to_json(self) -> dict[str, Any]:
         return {"section": self.section, "key": self.key, "text": self.text, "label": self.label.to_json()}
@@ -54,7 +59,31 @@ class CallProjection:
         return cls(tuple(ProjectionItem(section, str(i), text, label) for i, text in enumerate(texts)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": "CallProjection@1", "items": [item.to_json() for item in self.items]}
+        return {"schema": PROJECTION_SCHEMA, "items": [item.to_json() for item in self.items]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> CallProjection:
+        """The inverse of :meth:`to_json`, accepting only its exact canonical form; ``ValueError`` otherwise.
+
+        Canonical only: a stored candidate that parses but is not byte for byte what
+        ``to_json`` writes (an unsorted set, a class in lower case, an extra key) is refused.
+        """
+        if not isinstance(data, dict) or data.keys() != {"schema", "items"} or data["schema"] != PROJECTION_SCHEMA:
+            raise ValueError(f"expected an object with only 'schema' = {PROJECTION_SCHEMA!r} and 'items'")
+        if not isinstance(data["items"], list):
+            raise ValueError("'items' must be a list")
+        items = []
+        for index, item in enumerate(data["items"]):
+            fields = item.keys() if isinstance(item, dict) else set()
+            if fields != {"section", "key", "text", "label"} or not all(
+                isinstance(item[name], str) for name in ("section", "key", "text")
+            ):
+                raise ValueError(f"items[{index}] must be an object of section, key and text (strings) and a label")
+            items.append(ProjectionItem(item["section"], item["key"], item["text"], label_from_json(item["label"])))
+        projection = cls(tuple(items))
+        if projection.to_json() != data:
+            raise ValueError("not in canonical form (as CallProjection.to_json writes it)")
+        return projection
 
     @cached_property
     def digest(self) -> str:

@@ -153,3 +153,21 @@ def check_chain(
     if expected_input != candidate_digest:
         raise broken(len(receipts) - 1, "the terminal receipt does not bind the candidate")
     return tuple(digests)
+
+
+def check_derived(receipts: Sequence[TransformationReceipt], expected: Sequence[TransformationReceipt]) -> None:
+    """Every field of every receipt must be the one the verifier derived; the first difference is named.
+
+    A receipt's digest is unkeyed (anyone can recompute it), so a chain is attested only
+    field by field against what the verifier itself derives from the cut.
+    """
+    if len(receipts) != len(expected):
+        raise CutRefused(CutReason.CHAIN_BROKEN, f"{len(receipts)} receipts where the cut derives {len(expected)}")
+    for index, (found, derived) in enumerate(zip(receipts, expected, strict=True)):
+        given, wanted = found.to_json(), derived.to_json()
+        if given != wanted:
+            field = next(name for name in wanted if given.get(name) != wanted[name])
+            raise CutRefused(
+                CutReason.RECEIPT_MISMATCH,
+                f"receipt {index} ({derived.transformer}): its {field} is not what the verifier derives from the cut",
+            )

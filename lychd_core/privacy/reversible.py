@@ -129,6 +129,8 @@ def prepare_reversible_cut(
             policy,
             authority,
             now=now,
+            transformer=f"{profile.name}@{profile.revision}",
+            chain=chain,
             origin_digest=origin_digest,
             reversal=reversal,
         )

@@ -15,10 +15,17 @@ from lychd_core.digests import json_digest
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.errors import CutReason, CutRefused
 from lychd_core.privacy.grammar import ParsedText, RecordGrammar, check_owners, parse_text
+from lychd_core.privacy.matching import SubstringSet
 from lychd_core.privacy.plan import DisclosurePlan
-from lychd_core.privacy.projection import CallProjection
+from lychd_core.privacy.projection import CallProjection, ProjectionItem
 from lychd_core.privacy.pseudonyms import ReversalSpec, check_reversal
-from lychd_core.privacy.receipts import TransformationReceipt, check_chain
+from lychd_core.privacy.receipts import (
+    OperationCount,
+    TransformationReceipt,
+    check_chain,
+    check_derived,
+    next_receipt,
+)
 
 VERIFIER = "lychd-core-verifier@1"
 
@@ -77,6 +84,52 @@ def _name_the_difference(
     raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate is not the source with owner spans redacted")
 
 
+def _item_strings(item: ProjectionItem) -> list[str]:
+    """Everything of an item but its text that reaches output: its key and every string of its label."""
+    label = item.label
+    return [item.section, item.key, *label.categories, *label.subjects, *label.material_parents,
+            *label.handling_constraints]  # fmt: skip
+
+
+def _check_no_owner_outside_text(candidate: CallProjection, owners: frozenset[str]) -> None:
+    """No owner value in a key or label: they reach ``--json``, stored chains and reprs verbatim."""
+    if SubstringSet(owners).occurs_in_any([text for item in candidate.items for text in _item_strings(item)]):
+        raise CutRefused(
+            CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT,
+            "an owner value stands in an item's key or label (a file name, a material parent?)",
+        )
+
+
+def _terminal_receipt(
+    chain: Sequence[TransformationReceipt],
+    *,
+    plan: DisclosurePlan,
+    source_digest: str,
+    candidate: CallProjection,
+    transformer: str,
+    policy_digest: str,
+    grammar: RecordGrammar,
+    records: int,
+    reversible: bool,
+) -> TransformationReceipt:
+    """The cut's receipt as the verifier derives it: every field from the cut, none from the censor."""
+    operation = "pseudonymize" if reversible else "redact"
+    counted = OperationCount(operation=operation, category=grammar.owner_category, count=records) if records else None
+    operations = [counted] if counted else []
+    return next_receipt(
+        chain,
+        plan_digest=plan.digest,
+        input_digest=source_digest,
+        output_digest=candidate.digest,
+        transformer=transformer,
+        policy_digest=policy_digest,
+        operations=operations,
+        residual_label_digest=json_digest(candidate.label.to_json()),
+        expires_at=plan.expires_at,
+        terminal=True,
+    )
+
+
 def _check(
     checks: list[str],
     source: CallProjection,
@@ -91,6 +144,8 @@ def _check(
     now: int,
     origin_digest: str | None,
     reversal: ReversalSpec | None,
+    transformer: str,
+    chain: Sequence[TransformationReceipt],
 ) -> tuple[str, ...]:
     if not source.items:
         raise CutRefused(CutReason.EMPTY, "the projection has no items")
@@ -109,7 +164,8 @@ def _check(
     ):
         raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate's items, keys or labels differ")
     parsed = [parse_text(s.text, grammar, vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s, _ in pairs]
-    check_owners(parsed, grammar, vocabulary)
+    owners = check_owners(parsed, grammar, vocabulary)
+    _check_no_owner_outside_text(candidate, owners)
     checks.append("grammar")
     carried = {spec.invariant for spec in grammar.fields}
     if reversal is not None and grammar.owner_category in reversal.categories:
@@ -140,6 +196,13 @@ def _check(
     if any(now >= r.expires_at for r in receipts):
         raise CutRefused(CutReason.EXPIRED, "a receipt has expired")
     checks.append("chain")
+    terminal = _terminal_receipt(
+        chain, plan=plan, source_digest=source_digest, candidate=candidate, transformer=transformer,
+        policy_digest=policy_digest, grammar=grammar, records=sum(len(p.records) for p in parsed),
+        reversible=reversal is not None,
+    )  # fmt: skip
+    check_derived(receipts, (*chain, terminal))
+    checks.append("receipts")
     return digests
 
 
@@ -153,10 +216,18 @@ def verify_cut(
     vocabulary: ClosedVocabulary,
     policy_digest: str,
     now: int,
+    transformer: str,
+    chain: Sequence[TransformationReceipt] = (),
     origin_digest: str | None = None,
     reversal: ReversalSpec | None = None,
 ) -> CutVerification:
     """Check everything a seal depends on; the verdict is ``fail`` with a typed reason on any mismatch.
+
+    Every field of every receipt is attested, not merely digest-linked: ``transformer`` is
+    the pin of the profile that must have made the cut, and ``chain`` the receipts of the
+    stages before it (an importer) as the caller derived them again from their own input;
+    the verifier derives the cut's terminal receipt itself and requires ``receipts`` to be
+    exactly ``chain`` plus that receipt, field by field.
 
     ``origin_digest`` is where the chain starts when stages before the cut (an importer)
     produced ``source``: one of them must output exactly the verified source. ``reversal``
@@ -178,7 +249,7 @@ def verify_cut(
     try:
         digests = _check(
             checks, source, candidate, plan, receipts, grammar, vocabulary, policy_digest, source_digest,
-            candidate_digest, now, origin_digest, reversal,
+            candidate_digest, now, origin_digest, reversal, transformer, chain,
         )  # fmt: skip
     except CutRefused as refusal:
         detail = str(refusal).removeprefix(f"{refusal.reason.value}: ")

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from lychd_core.digests import json_digest
-from lychd_core.errors import ConfigError, LychdError, ProjectionCacheError
+from lychd_core.errors import BinaryMaterialError, ConfigError, LychdError, ProjectionCacheError
 from lychd_core.families import SourceMaterial
+from lychd_core.mediatypes import OCTET_STREAM
 from lychd_core.projection.cache_entries import CacheKey, media_detector
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import (
@@ -32,7 +33,7 @@ from lychd_core.projection.fingerprints import (
     settled,
 )
 from lychd_core.projection.materials import MaterialRef, MaterialScopeError
-from lychd_core.projection.media import MediaDecision, detect_media_type
+from lychd_core.projection.media import MediaDecision, binary_reason, detect_media_type
 from lychd_core.projection.outcomes import Job
 from lychd_core.registry import RegisteredPlugin
 
@@ -189,6 +190,9 @@ class RunPreparer:
         assert item.media is not None
         media_type = item.media.media_type
         rule = self._rules.get((media_type, item.ref.profile))
+        if item.media.is_binary and media_type not in self.projector.config.projection.rules:
+            item.error = binary_material(item.ref, item.media, self.table)
+            return
         if rule is None:  # refusals are not remembered: their messages name the reference
             try:
                 rule = self._rules[(media_type, item.ref.profile)] = self.projector.resolve_profile(
@@ -242,3 +246,13 @@ def _name(ref: MaterialRef) -> str:
     """The file name of a reference's path (``PurePosixPath(path).name``: a checked path is canonical,
     no empty or ``.`` component, so its last component is its name; without a path object per file)."""
     return (ref.path or "").rpartition("/")[2]
+
+
+def binary_material(ref: MaterialRef, media: MediaDecision, table: MediaTable) -> BinaryMaterialError:
+    """The refusal of a binary file no rule projects: named, and called binary."""
+    where = ref.path or ref.source
+    rule = "" if media.media_type == OCTET_STREAM else f", or add a projection rule for {media.media_type}"
+    return BinaryMaterialError(
+        f"{where} is a binary file: {binary_reason(where, media, table)}. lychd projects text; "
+        f"leave it out of the material (or .gitignore it){rule}"
+    )

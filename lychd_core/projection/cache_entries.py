@@ -197,5 +197,6 @@ def media_detector(declared: str = "") -> str:
         "plain_text": media.NOT_PLAIN_TEXT.pattern.decode("latin-1"),
         "libmagic": str(getattr(magic, "version", lambda: "?")()),
         "declared": declared,
+        "decision_revision": media.DECISION_REVISION,
     }
     return sha256_digest(canonical_json(tables).encode("utf-8"))

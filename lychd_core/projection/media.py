@@ -28,8 +28,11 @@ from lychd_core.errors import MediaTypeError
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, OCTET_STREAM, is_textual, normalize_media_type
 from lychd_core.projection.declared import EMPTY_TABLE, MediaTable, file_suffix
 
-__all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "detect_media_type", "sniff"]
+__all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "binary_reason", "detect_media_type", "sniff"]
 
+DECISION_REVISION = 2
+"""Bumped when the precedence below changes, so cached decisions are made again (2: binary
+content a name calls text is application/octet-stream, never libmagic's guess)."""
 SNIFF_BYTES = 65_536
 NOT_SNIFFED = "not-sniffed"
 
@@ -106,6 +109,15 @@ def _plain_utf8(head: bytes) -> str | None:
     return "utf-8"
 
 
+def binary_reason(path: str, decision: MediaDecision, table: MediaTable = EMPTY_TABLE) -> str:
+    """Why ``decision`` called the content binary, in words (for messages)."""
+    named = _by_name(path, table)
+    seen = f"libmagic: {decision.magic_type}, charset {decision.charset}"
+    if named is not None:
+        return f"its name says {named[0]}, but it holds bytes text never has ({seen})"
+    return f"its content is not text ({seen})"
+
+
 def _by_name(path: str, table: MediaTable) -> tuple[str, DecisionSource] | None:
     declared = table.lookup(path)
     if declared is not None:
@@ -137,7 +149,7 @@ def detect_media_type(
     binary = charset == "binary" or b"\x00" in data[:SNIFF_BYTES]
     if binary:
         kind = normalize_media_type(magic_type)
-        if is_textual(kind):
+        if is_textual(kind) or named is not None:  # a .py holding NULs is binary, not libmagic's guess (zlib)
             kind = OCTET_STREAM
         if pinned is not None and is_textual(normalize_media_type(pinned)):
             raise MediaTypeError(

@@ -22,7 +22,8 @@ class NodeRanking:
     resolution: str
     """``full`` or the coarser resolution's name."""
     resolution_note: str = ""
-    """For a selected coarser resolution: why the finer ones were not taken."""
+    """For a selected coarser resolution: why the finer ones were not taken; for a selected
+    full projection of a score-0 file: that it only had the room the scored files left."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,7 +43,8 @@ def node_rankings(ranked: RankedFloor, plan: SelectionPlan) -> dict[str, NodeRan
     rows: dict[str, NodeRanking] = {}
     for entry in report.entries:
         full_id = FLOOR_PREFIX + entry.node_id
-        rows[full_id] = NodeRanking(full_id, entry.rank, entry.score, entry.reason, "full")
+        leftover = ranked.unscored.get(entry.node_id, "") if plan.is_selected(full_id) else ""
+        rows[full_id] = NodeRanking(full_id, entry.rank, entry.score, entry.reason, "full", leftover)
         finer = [full_id]
         for key in ranked.resolutions.get(entry.node_id, ()):
             node_id = FLOOR_PREFIX + key

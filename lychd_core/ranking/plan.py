@@ -1,68 +1,146 @@
-"""Planning resolutions against the room the selector will have.
+"""Planning resolutions against the room the selector will have: the budget spent by value.
 
-Given the ranked files (best first), the sizes of each file's views (full first, then
-coarser) and the characters optional material can use, choose one view per file:
+Given the ranked files (best first), each file's combined score, the sizes of its views
+(full first, then coarser) and the characters optional material can use, choose one
+view per file by what each character buys:
 
-1. *map*: the coarsest view of each file, in rank order, while the map stays within
-   ``map_share`` percent of the room (first fit): the context then shows where the
-   relevant names live across many files, as a repository map does;
-2. *detail*: in rank order, each file moves to its finest view that still fits the room.
+- a file's *value* is its score discounted by its rank (``score / rank``), and a view is
+  worth a share of it: the full projection 100%, a verbatim file's structure outline
+  80%, ``signatures`` 40%, ``names`` 30% (another profile's view 40%);
+- starting from nothing, the plan repeatedly takes the move (a file to a finer view)
+  that adds the most value per added character and still fits, until none does. So a
+  top-ranked file goes to its full view as soon as that is the best use of the room,
+  and a coarse view of a file further down is bought only while it buys more than
+  upgrading a better-ranked file would: the map of coarse views is sized by what it
+  buys, not by a fixed share;
+- files no profile scored (score 0) get views only afterwards, in rank order, in the
+  room every scored file left: a file the query gave no score never takes room a
+  scored file could use.
 
-The plan only orders the nodes: every planned view comes first, in rank order, and every
-other view of a file later as a fallback, finest first. The selector still checks every
+All arithmetic is exact (fractions of integers), so every platform plans the same.
+The plan only orders the nodes: per file, scored files first and each group in rank
+order, its planned view, then its coarser views as fallbacks (finest first); every
+view finer than a file's plan comes after all of them. The selector still checks every
 bound exactly, so a plan that was optimistic (other material took room) degrades to
 coarser views, never to cut text.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+VIEW_WEIGHTS = {"full": 100, "outline": 80, "signatures": 40, "names": 30}
+"""Percent of a file's value each view is worth (measured on the relevance benchmark: see docs/ranking.md)."""
+OTHER_VIEW = 40
+"""The worth of a coarser view this table does not name (a third-party profile's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewPlan:
+    """The planned view of each file (``None``: none fits), files in rank order."""
+
+    chosen: list[int | None]
+    short: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """File index -> (characters its finest view needed, room it had: what was left plus its
+    own planned view), for each file planned below its finest view."""
+    leftover: dict[int, int] = field(default_factory=dict)
+    """Unscored file index -> the room every scored file left when it was planned a view."""
+
+
+def view_weight(name: str, level: int) -> int:
+    """Percent of a file's value the view ``name`` (at ``level``, 0 = full) is worth."""
+    return VIEW_WEIGHTS["full"] if level == 0 else VIEW_WEIGHTS.get(name, OTHER_VIEW)
 
 
 def plan_views(
-    sizes: Sequence[Sequence[int]], room: int, map_share: int, short: dict[int, tuple[int, int]] | None = None
-) -> list[int | None]:
-    """The planned view index of each file (``None``: none fits), files in rank order.
-
-    ``short`` receives, for each file planned below its finest view, what the finest view
-    needed and how much of the room remained when the file was planned."""
+    sizes: Sequence[Sequence[int]],
+    scores: Sequence[int],
+    room: int,
+    names: Sequence[Sequence[str]] | None = None,
+) -> ViewPlan:
+    """Plan one view per file (``names``: each view's name, for its worth; by default
+    ``full`` then the Python profile's ``signatures``, ``names``)."""
     chosen: list[int | None] = [None] * len(sizes)
-    used = 0
-    map_room = max(room, 0) * map_share // 100
+    plan = ViewPlan(chosen)
+    default = ("full", "signatures", "names")
+    worth = []
     for index, views in enumerate(sizes):
-        if views and used + views[-1] <= map_room:
-            chosen[index] = len(views) - 1
-            used += views[-1]
-    for index, views in enumerate(sizes):
-        current = chosen[index]
-        held = 0 if current is None else views[current]
-        for level, size in enumerate(views):
-            if current is not None and level >= current:
-                break
-            if used - held + size <= room:
+        named = names[index] if names else default
+        worth.append([view_weight(named[level] if level < len(named) else "", level) for level in range(len(views))])
+    left = _spend_by_value(sizes, scores, worth, chosen, max(room, 0))
+    for index, score in enumerate(scores):
+        views = sizes[index]
+        if score <= 0 and views:
+            level = next((level for level, size in enumerate(views) if size <= left), None)
+            if level is not None:
+                plan.leftover[index] = left
                 chosen[index] = level
-                used += size - held
-                break
-        if short is not None and chosen[index] != 0 and views:
-            short[index] = (views[0], room - used + (0 if chosen[index] is None else views[chosen[index] or 0]))
-    return chosen
+                left -= views[level]
+    for index, views in enumerate(sizes):
+        level = chosen[index]
+        if views and level != 0:
+            plan.short[index] = (views[0], left + (0 if level is None else views[level]))
+    return plan
 
 
-def view_relevance(chosen: Sequence[int | None], counts: Sequence[int]) -> list[list[int]]:
-    """Relevance of each file's views (same shape as ``counts``): planned views above every
-    fallback, both in rank order; a file's fallbacks finest first."""
-    n = len(counts)
-    width = max(counts, default=1)
-    top = n * width + 1
-    found: list[list[int]] = []
-    for index, (planned, count) in enumerate(zip(chosen, counts, strict=True)):
-        fallback = (n - index) * width
-        values = []
-        for level in range(count):
-            if level == planned:
-                values.append(top + n - index)
-            else:
-                values.append(fallback)
-                fallback -= 1
-        found.append(values)
-    return found
+def _spend_by_value(
+    sizes: Sequence[Sequence[int]], scores: Sequence[int], worth: list[list[int]], chosen: list[int | None], left: int
+) -> int:
+    """The greedy by value per character over scored files; returns the room left."""
+
+    def best_move(index: int) -> tuple[Fraction, int] | None:
+        current = chosen[index]
+        held = 0 if current is None else sizes[index][current]
+        had = 0 if current is None else worth[index][current]
+        found: tuple[Fraction, int] | None = None
+        for level in range(len(sizes[index]) if current is None else current):
+            gain, cost = worth[index][level] - had, sizes[index][level] - held
+            if gain <= 0 or cost > left:
+                continue
+            ratio = Fraction(scores[index] * gain, (index + 1) * max(cost, 1))
+            if found is None or ratio > found[0]:
+                found = (ratio, level)
+        return found
+
+    heap: list[tuple[Fraction, int, int]] = []
+    for index, score in enumerate(scores):
+        move = best_move(index) if score > 0 else None
+        if move is not None:
+            heap.append((-move[0], index, move[1]))
+    heapq.heapify(heap)
+    while heap:
+        negative, index, level = heapq.heappop(heap)
+        move = best_move(index)  # the room shrank or the file moved since: take it only if still its best
+        if move is None:
+            continue
+        if move != (-negative, level):
+            heapq.heappush(heap, (-move[0], index, move[1]))
+            continue
+        current = chosen[index]
+        left -= sizes[index][level] - (0 if current is None else sizes[index][current])
+        chosen[index] = level
+        follow = best_move(index)
+        if follow is not None:
+            heapq.heappush(heap, (-follow[0], index, follow[1]))
+    return left
+
+
+def view_relevance(chosen: Sequence[int | None], counts: Sequence[int], scores: Sequence[int]) -> list[list[int]]:
+    """Relevance of each file's views (same shape as ``counts``), higher first: per file,
+    scored files first and each group in rank order, its planned view then its coarser
+    views; every view finer than a plan last."""
+    order = [i for i, s in enumerate(scores) if s > 0] + [i for i, s in enumerate(scores) if s <= 0]
+    first: list[tuple[int, int]] = []
+    last: list[tuple[int, int]] = []
+    for index in order:
+        start = chosen[index] or 0
+        first.extend((index, level) for level in range(start, counts[index]))
+        last.extend((index, level) for level in range(start))
+    sequence = first + last
+    values = [[0] * count for count in counts]
+    for position, (index, level) in enumerate(sequence):
+        values[index][level] = len(sequence) - position
+    return values

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MAX_WEIGHT = 1_000
 """Largest weight of one profile; weights are small integers so the combination stays exact."""
@@ -45,14 +45,6 @@ class RankingConfig(BaseModel):
         description="Offer coarser resolutions (signatures, matched names) of ranked material that does not fit whole.",
         examples=[True],
     )
-    map_share: int = Field(
-        default=40,
-        ge=0,
-        le=100,
-        strict=True,
-        description="Percent of the room first spent on the coarsest view of as many ranked files as fit (a map).",
-        examples=[40],
-    )
     history_messages: int = Field(
         default=4,
         ge=0,
@@ -61,6 +53,16 @@ class RankingConfig(BaseModel):
         description="How many of the newest history messages also seed ranking (their identifiers and paths).",
         examples=[4],
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_map_share(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "map_share" in data:
+            raise ValueError(
+                "ranking.map_share was removed: the map of coarse views is now sized by what it buys "
+                "(the room the better-ranked files leave; see docs/ranking.md); delete the key"
+            )
+        return data
 
     @field_validator("profiles")
     @classmethod

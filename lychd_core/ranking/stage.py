@@ -52,6 +52,8 @@ class RankedFloor:
     """Full block key -> the keys of its coarser resolutions, finest first."""
     short: Mapping[str, str] = field(default_factory=dict)
     """Full block key -> why its full projection was not planned (what it needed, what remained)."""
+    unscored: Mapping[str, str] = field(default_factory=dict)
+    """Full block key of a score-0 file planned a view -> that it only had the room scored files left."""
 
 
 def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedProfile]:
@@ -113,8 +115,8 @@ def rank_floor(
     if not report.ranked:
         return RankedFloor(plain, report)
     query_terms = frozenset(terms(query.text))
-    # Every ranked candidate is planned, unscored ones last (in the report's order): the
-    # coarse map then also covers files the query does not name, as a repository map does.
+    # Every ranked candidate is planned, unscored ones last (in the report's order) and only in
+    # the room scored files leave: a map of coarse views grows with what remains.
     ranked_keys = [e.node_id for e in report.entries]
     by_key = {item.block.key: item for item in plain}
     views: dict[str, list[Block]] = {}
@@ -129,14 +131,19 @@ def rank_floor(
         else:
             extra = _resolutions(registry, block, facts.get(key), query_terms, notes)
         views[key] = [block, *extra]
-    short: dict[int, tuple[int, int]] = {}
     sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
-    chosen = plan_views(sizes, room, config.ranking.map_share, short)
+    scores = [e.score for e in report.entries]
+    names = [[b.key.rsplit("#", 1)[1] if "#" in b.key else "full" for b in views[k]] for k in ranked_keys]
+    plan = plan_views(sizes, scores, room, names)
     planned = {
         ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
-        for i, (need, left) in short.items()
+        for i, (need, left) in plan.short.items()
     }
-    values = view_relevance(chosen, [len(views[k]) for k in ranked_keys])
+    unscored = {
+        ranked_keys[i]: f"score 0: planned only in the {left:,} characters every scored file left"
+        for i, left in plan.leftover.items()
+    }
+    values = view_relevance(plan.chosen, [len(views[k]) for k in ranked_keys], scores)
     relevance = {b.key: v for k, vs in zip(ranked_keys, values, strict=True) for b, v in zip(views[k], vs, strict=True)}
     placements: list[Placement] = []
     offered: dict[str, tuple[str, ...]] = {}
@@ -149,7 +156,7 @@ def rank_floor(
         if group is not None:
             offered[group] = tuple(b.key for b in family[1:])
         placements.extend(Placement(b, False, relevance[b.key], group) for b in family)
-    return RankedFloor(tuple(placements), report, tuple(notes), offered, planned)
+    return RankedFloor(tuple(placements), report, tuple(notes), offered, planned, unscored)
 
 
 def _resolutions(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lychd_core.registry import Registry, get_registry
-from lychd_core.testing.postgres import PostgresServer, PostgresUnavailable
+from lychd_core.testing.postgres import PostgresServer, PostgresUnavailable, preflight
 
 
 @pytest.fixture
@@ -25,6 +25,18 @@ def lychd_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "workspace"
     root.mkdir()
     return root
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """One clear message, before any test runs, when the selected tests need a PostgreSQL server
+    that cannot be started here (instead of the same setup error once per test)."""
+    if os.environ.get("LYCHD_SKIP_POSTGRESQL") == "1":
+        return
+    if not any("lychd_postgresql" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    problem = preflight()
+    if problem is not None:
+        pytest.exit(f"the selected tests need a PostgreSQL server: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 @pytest.fixture(scope="session")

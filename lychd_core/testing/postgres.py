@@ -4,7 +4,9 @@
 directory (no TCP port, nothing shared with other clusters), trust authentication for
 one user, stopped and deleted afterwards. PostgreSQL refuses to run as root, so under
 root the cluster runs as an unprivileged user (``nobody`` unless ``LYCHD_POSTGRESQL_USER``
-names another) through ``runuser``.
+names another): the child process switches user itself (``subprocess``'s ``user=``), so
+no ``runuser`` or ``su`` is needed on PATH (``runuser`` lives in ``/usr/sbin``, which a
+minimal PATH lacks).
 """
 
 from __future__ import annotations
@@ -42,6 +44,29 @@ def server_binaries() -> Path:
     raise PostgresUnavailable(INSTALL_HINT)
 
 
+def server_account() -> pwd.struct_passwd:
+    """The unprivileged account a cluster started by root runs as."""
+    name = os.environ.get("LYCHD_POSTGRESQL_USER", "nobody")
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        raise PostgresUnavailable(
+            f"PostgreSQL refuses to run as root, and the account {name!r} to run it as does not exist; "
+            "set LYCHD_POSTGRESQL_USER to an existing unprivileged user"
+        ) from None
+
+
+def preflight() -> str | None:
+    """Why no cluster can be started here (binaries or account missing), or ``None``: cheap, starts nothing."""
+    try:
+        server_binaries()
+        if os.geteuid() == 0:
+            server_account()
+    except PostgresUnavailable as exc:
+        return str(exc)
+    return None
+
+
 class PostgresServer:
     """One cluster in a temporary directory; :meth:`dsn` for connections."""
 
@@ -51,17 +76,32 @@ class PostgresServer:
         self.root = Path(tempfile.mkdtemp(prefix="lychd-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
-        self._as_user: list[str] = []
+        self._account: pwd.struct_passwd | None = None
         if os.geteuid() == 0:
-            name = os.environ.get("LYCHD_POSTGRESQL_USER", "nobody")
-            account = pwd.getpwnam(name)
-            os.chown(self.root, account.pw_uid, account.pw_gid)
-            self._as_user = ["runuser", "-u", name, "--"]
+            self._account = server_account()
+            os.chown(self.root, self._account.pw_uid, self._account.pw_gid)
         self.root.chmod(0o700)
 
     def _run(self, *args: str, timeout: float = 120) -> None:
-        command = [*self._as_user, *args]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        account = self._account
+        env = None
+        if account is not None:  # the child drops to the account itself: no runuser needed on PATH
+            env = {**os.environ, "HOME": str(self.root), "USER": account.pw_name, "LOGNAME": account.pw_name}
+        try:
+            done = subprocess.run(
+                list(args),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+                cwd=self.root,
+                env=env,
+                user=None if account is None else account.pw_uid,
+                group=None if account is None else account.pw_gid,
+                extra_groups=None if account is None else [],
+            )
+        except OSError as exc:
+            raise PostgresUnavailable(f"could not run {args[0]}: {exc}\n{INSTALL_HINT}") from None
         if done.returncode != 0:
             log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
             raise PostgresUnavailable(

@@ -106,7 +106,7 @@ def write(path: Path, data: str | bytes) -> str:
 def json_commands(ws: Path, file: str) -> list[list[str]]:
     """Every command that reads a JSON file the user names, reading ``file``."""
     return [
-        ["select", file, "--window", "1000"],
+        ["select", file, "--window", "10000"],  # 1000 is refused by the budget before the file is read
         ["assemble", "--workspace", str(ws), "--query", "q", "--history", file],
         ["assemble", "--workspace", str(ws), "--query", "q", "--continuation", file],
         ["assemble", "--workspace", str(ws), "--query-file", file],
@@ -119,7 +119,7 @@ def config_commands(ws: Path, config: str, graph: str) -> list[list[str]]:
     w = ["--workspace", str(ws)]
     return [
         ["config", "validate", config],
-        ["select", graph, "--window", "1000", "--config", config],
+        ["select", graph, "--window", "10000", "--config", config],
         ["project", *w, "--config", config, "src/app.py"],
         ["assemble", *w, "--config", config, "--query", "q", "--material", "src/app.py"],
         ["memory", "stats", *w, "--config", config],

@@ -26,6 +26,7 @@ from lychd_core.privacy.vault.errors import (
 )
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState
 from lychd_core.privacy.vault.rehydrate import RehydratedResult, RehydrationReceipt, Restorer, restored_label
+from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, seal_aad
 from lychd_core.privacy.vault.sqlite import immediate
 from lychd_core.privacy.vault.store import Vault, claim_digest
@@ -45,8 +46,11 @@ def rehydrate(
     """Restore the exact issued tokens at marked paths of ``returned``; consume the lease.
 
     A claimant's rehydration refused for any reason, unproven hardening included, revokes
-    the lease (it never stays CLAIMED); a call with another claim changes nothing.
+    the lease (it never stays CLAIMED); a call with another claim changes nothing. A
+    ``returned`` that is not a plain JSON document is refused first: no claim can bind it,
+    since a claim's return digest is taken only of checked documents.
     """
+    check_return(returned)
     outcome: tuple[Any, dict[str, int]] | BaseException
     with immediate(vault._connection, vault.path, "rehydrate a lease") as conn:
         row = load_row(conn, lease_id, vault.keys.kek)

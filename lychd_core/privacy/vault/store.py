@@ -46,6 +46,7 @@ from lychd_core.privacy.vault.lease import (
     SensitiveValue,
     durable_expiry,
 )
+from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import STATEMENTS, LeaseRow, load_row, mac_key, seal_aad
 from lychd_core.privacy.vault.sqlite import checkpoint, connect, create_database, immediate, probe, sqlite_errors
 from lychd_core.privacy.vault.tokens import make_token, map_size, pack_map, token_key
@@ -429,5 +430,6 @@ def claim_digest(claim: ClaimRequest) -> str:
 
 
 def return_digest(value: object) -> str:
-    """Digest a quarantined return the way claims and receipts bind it."""
+    """Digest a quarantined return the way claims and receipts bind it (after :func:`check_return`)."""
+    check_return(value)
     return json_digest(value)

@@ -6,7 +6,10 @@ A text is the header line ``closed-diagnostic@1`` and records, one a line:
 
 Every position but the owner slot holds an item of the deployment's closed public
 vocabulary; the owner slot holds the one sensitive span. The censor has its own
-parser (one compiled pattern), independent of the core verifier's.
+parser (one compiled pattern, matched whole against each line), independent of the
+core verifier's. Every step is linear in the text: each line is matched once from its
+start (an unanchored search would retry every position of a long line), and owner
+values are found in items and candidates by one automaton pass, never owner by owner.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from lychd_core.privacy import (
     FieldSpec,
     RecordGrammar,
 )
+from lychd_core.privacy.matching import SubstringSet
 
 GRAMMAR = RecordGrammar(
     name="closed-diagnostic@1",
@@ -38,7 +42,7 @@ GRAMMAR = RecordGrammar(
     ),
 )
 OWNER_CATEGORY = "owner"
-_RECORD = re.compile(r"(?P<head>[^ \n]+(?: [^ \n]+){5}) owner=(?P<owner>[^\n]*)\n")
+_LINE = re.compile(r"(?P<head>[^ \n]+(?: [^ \n]+){5}) owner=(?P<owner>[^\n]*)")
 _SLOT_VALUE = re.compile(r" owner=([^\n]*)\n")
 _OWNER_SLOT = re.compile(r" owner=[^\n]*\n")
 _REDACTED = f" owner={GRAMMAR.redaction}\n"
@@ -55,15 +59,28 @@ def _uncovered(where: str, line: int, what: str) -> CutRefused:
     return CutRefused(CutReason.UNCOVERED_TEXT, f"{where} line {line}: {what}")
 
 
-def _check_head(head: str, vocabulary: ClosedVocabulary, owners: frozenset[str], where: str, line: int) -> None:
+def _check_head(head: str, vocabulary: ClosedVocabulary, owners: SubstringSet, where: str, line: int) -> None:
     for spec, part in zip(GRAMMAR.fields, head.split(" "), strict=True):
         if part in vocabulary.items(spec.kind) or (spec.optional and part == GRAMMAR.none):
             continue
-        if any(owner in part for owner in owners):
+        if owners.occurs_in(part):
             raise CutRefused(
                 CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, f"{where} line {line} {spec.name}: holds an owner value"
             )
         raise _uncovered(where, line, f"{spec.name} is not in the closed vocabulary")
+
+
+def _record_lines(text: str) -> tuple[list[str], list[re.Match[str]], str]:
+    """The lines after the header, the leading run of them that are records, and what follows the last newline."""
+    lines = text[len(GRAMMAR.header) + 1 :].split("\n")
+    tail = lines.pop()
+    matches: list[re.Match[str]] = []
+    for line in lines:
+        match = _LINE.fullmatch(line)
+        if match is None:
+            break
+        matches.append(match)
+    return lines, matches, tail
 
 
 def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") -> Iterator[OwnerSpan]:
@@ -71,16 +88,13 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
 
     Refusals name the line and position, never the text that stood there.
     """
-    header = GRAMMAR.header + "\n"
-    if not text.startswith(header):
+    if not text.startswith(GRAMMAR.header + "\n"):
         raise _uncovered(where, 1, f"expected the header {GRAMMAR.header!r}")
-    owners = frozenset(m.group("owner") for m in _RECORD.finditer(text, len(header)))
+    lines, matches, tail = _record_lines(text)
+    owners = SubstringSet(m.group("owner") for m in matches if GRAMMAR.owner_re.fullmatch(m.group("owner")))
     checked: set[str] = set()
-    position, line = len(header), 1
-    for match in _RECORD.finditer(text, position):
-        line += 1
-        if match.start() != position:
-            raise _uncovered(where, line, "text outside the record grammar")
+    position = len(GRAMMAR.header) + 1
+    for line, match in enumerate(matches, start=2):
         head = match.group("head")
         if head not in checked:
             _check_head(head, vocabulary, owners, where, line)
@@ -88,24 +102,24 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
         owner = match.group("owner")
         if not GRAMMAR.owner_re.fullmatch(owner):
             raise _uncovered(where, line, "the owner value is outside the slot grammar")
-        position = match.end()
-        yield OwnerSpan(match.start("owner"), match.end("owner"), owner)
-    if position != len(text):
-        raise _uncovered(where, line + 1, "text outside the record grammar (every record ends with a newline)")
+        yield OwnerSpan(position + match.start("owner"), position + match.end("owner"), owner)
+        position += len(match.string) + 1
+    if len(matches) != len(lines):
+        raise _uncovered(where, len(matches) + 2, "text outside the record grammar")
+    if tail:
+        raise _uncovered(where, len(lines) + 2, "text outside the record grammar (every record ends with a newline)")
 
 
 def check_ambiguity(texts: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
     """An owner value that is a public item, or hides inside one, makes its span ambiguous."""
-    heads = {m.group("head") for text in texts for m in _RECORD.finditer(text)}
+    heads = {match.group("head") for text in texts for match in _record_lines(text)[1]}
     _check_owner_ambiguity(owners, set().union(*(head.split(" ") for head in heads)), vocabulary)
 
 
 def _check_owner_ambiguity(owners: frozenset[str], items: set[str], vocabulary: ClosedVocabulary) -> None:
-    listed = vocabulary.all_items()
     public = items | {GRAMMAR.header, "owner=", GRAMMAR.redaction}
-    for owner in owners:
-        if owner in listed or any(owner in item for item in public):
-            raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears as or inside a public item")
+    if not owners.isdisjoint(vocabulary.all_items()) or SubstringSet(owners).occurs_in_any(public):
+        raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears as or inside a public item")
 
 
 def _owners(text: str, vocabulary: ClosedVocabulary, where: str) -> tuple[frozenset[str], int]:
@@ -129,19 +143,21 @@ def _owners(text: str, vocabulary: ClosedVocabulary, where: str) -> tuple[frozen
 
 def _check_no_leak(candidates: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
     """No owner value may remain anywhere in a candidate, nor be a public item."""
-    listed = vocabulary.all_items()
-    if owners & listed:
+    if not owners.isdisjoint(vocabulary.all_items()):
         raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value is also a public item")
-    if not owners:
-        return
-    anywhere = re.compile("|".join(re.escape(owner) for owner in sorted(owners, key=len, reverse=True)))
+    anywhere = SubstringSet(owners)
     for candidate in candidates:
-        if anywhere.search(candidate) is None:
+        spans = list(anywhere.spans(candidate))  # almost always empty: only a refusal has any
+        if not spans:
             continue
-        whole = re.compile(f"(?:^| )({anywhere.pattern})(?: |$)", re.MULTILINE)  # only on the refusal path
-        if whole.search(candidate):
+        if any(_stands_whole(candidate, start, end) for start, end in spans):
             raise CutRefused(CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT, "an owner value stands outside the owner slot")
         raise CutRefused(CutReason.AMBIGUOUS_SPAN, "an owner value also appears inside a public item")
+
+
+def _stands_whole(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole space- or line-delimited field."""
+    return (start == 0 or text[start - 1] in " \n") and (end == len(text) or text[end] in " \n")
 
 
 def findings(text: str, vocabulary: ClosedVocabulary) -> tuple[PrivacyFinding, ...]:

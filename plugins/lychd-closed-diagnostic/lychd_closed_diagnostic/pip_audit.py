@@ -8,7 +8,6 @@ in the importer's receipt; the importer never copies prose into the records.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from lychd_closed_diagnostic.censor import GRAMMAR
 from lychd_core.digests import json_digest, sha256_digest
 from lychd_core.errors import LychdError
+from lychd_core.inputs import parse_json
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
@@ -24,10 +24,12 @@ from lychd_core.privacy import (
     TransformationReceipt,
     next_receipt,
 )
+from lychd_core.privacy.closed_vocabulary import ITEM
+from lychd_core.privacy.grammar import MAX_RECORDS
 
 IMPORTER = "pip-audit-import@1"
 MAX_REPORT_BYTES = 64 * 1024 * 1024
-MAX_RECORDS = 1_000_000
+MAX_TEXT_BYTES = 256 * 1024 * 1024
 
 
 class ReportError(LychdError, ValueError):
@@ -65,9 +67,20 @@ class ImportedReport:
 
 
 def _field(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ReportError(f"{where} must be a non-empty string")
+    """A record field: one plain ASCII token (what a vocabulary item can be), so it cannot add a
+    line, a position or prose to the records."""
+    if not isinstance(value, str) or not ITEM.fullmatch(value):
+        raise ReportError(
+            f"{where} must be one plain ASCII token like '3.1.2' (letters, digits, . _ + ! : ~ -; "
+            "no spaces or newlines, at most 128 characters)"
+        )
     return value
+
+
+def _tokens(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ReportError(f"{where} must be a list of strings")
+    return [_field(item, f"{where}[{index}]") for index, item in enumerate(value)] or ["-"]
 
 
 def _dependencies(data: Any) -> list[Any]:
@@ -77,51 +90,71 @@ def _dependencies(data: Any) -> list[Any]:
     return deps
 
 
+@dataclass(slots=True)
+class _Records:
+    """The record lines being built, bounded in count and bytes before each product is expanded."""
+
+    slot: str
+    lines: list[str]
+    count: int = 0
+    size: int = 0
+
+    def reserve(self, count: int, size: int) -> None:
+        if self.count + count > MAX_RECORDS:
+            raise ReportError(f"the report yields more than {MAX_RECORDS} records (aliases x fix versions)")
+        if self.size + size > MAX_TEXT_BYTES:
+            raise ReportError(f"the report's records would exceed {MAX_TEXT_BYTES} bytes")
+        self.count += count
+        self.size += size
+
+    def vulnerable(self, head: str, aliases: list[str], fixes: list[str]) -> None:
+        """One record per alias and fix version, counted and sized before any is built."""
+        base = len(head) + len(self.slot) + 3  # three separators around alias and fix, one newline
+        pairs = len(aliases) * len(fixes)
+        size = pairs * base + len(fixes) * sum(map(len, aliases)) + len(aliases) * sum(map(len, fixes))
+        self.reserve(pairs, size)
+        self.lines += [f"{head} {a} {f} {self.slot}" for a in aliases for f in fixes]
+
+
 def import_report(data: bytes, owner: str, label: PrivatizationLabel) -> ImportedReport:
     """Records for one report about ``owner``'s project, labelled ``label``; a malformed report refuses."""
     if len(data) > MAX_REPORT_BYTES:
         raise ReportError(f"the report has {len(data)} bytes; the bound is {MAX_REPORT_BYTES}")
     if not GRAMMAR.owner_re.fullmatch(owner):
         raise ReportError("the owner must be a project name of letters, digits, '.', '_' and '-'")
-    try:
-        parsed = json.loads(data.decode("utf-8"), parse_float=lambda _: _reject_float())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = getattr(exc, "pos", 0)
-        raise ReportError(f"the report is not UTF-8 JSON: {type(exc).__name__} at position {where}") from None
+    parsed = parse_json(data, source="the report", error=ReportError, allow_floats=False)
     omissions: Counter[str] = Counter()
-    lines = [GRAMMAR.header]
-    slot = f"owner={owner}"
+    records = _Records(f"owner={owner}", [GRAMMAR.header])
     for index, dep in enumerate(_dependencies(parsed)):
         where = f"dependencies[{index}]"
         if not isinstance(dep, dict):
             raise ReportError(f"{where} must be an object")
-        name = _field(dep.get("name"), f"{where}.name")
         if "skip_reason" in dep:
+            name = dep.get("name")
+            if not isinstance(name, str):
+                raise ReportError(f"{where}.name must be a string")
             omissions["self" if name.lower() == owner.lower() else "skipped-dependency"] += 1
             continue
+        name = _field(dep.get("name"), f"{where}.name")
         version = _field(dep.get("version"), f"{where}.version")
         vulns = dep.get("vulns", [])
         if not isinstance(vulns, list):
             raise ReportError(f"{where}.vulns must be a list")
         if not vulns:
-            lines.append(f"{name} {version} clean - - - {slot}")
+            line = f"{name} {version} clean - - - {records.slot}"
+            records.reserve(1, len(line) + 1)
+            records.lines.append(line)
         for number, vuln in enumerate(vulns):
+            at = f"{where}.vulns[{number}]"
             if not isinstance(vuln, dict):
-                raise ReportError(f"{where}.vulns[{number}] must be an object")
-            vuln_id = _field(vuln.get("id"), f"{where}.vulns[{number}].id")
-            aliases = [_field(a, f"{where}.vulns[{number}].aliases") for a in vuln.get("aliases", [])] or ["-"]
-            fixes = [_field(f, f"{where}.vulns[{number}].fix_versions") for f in vuln.get("fix_versions", [])] or ["-"]
-            lines += [f"{name} {version} vulnerable {vuln_id} {a} {f} {slot}" for a in aliases for f in fixes]
+                raise ReportError(f"{at} must be an object")
+            head = f"{name} {version} vulnerable {_field(vuln.get('id'), f'{at}.id')}"
+            aliases = _tokens(vuln.get("aliases", []), f"{at}.aliases")
+            records.vulnerable(head, aliases, _tokens(vuln.get("fix_versions", []), f"{at}.fix_versions"))
             if vuln.get("description"):
                 omissions["description"] += 1
-        if len(lines) > MAX_RECORDS:
-            raise ReportError(f"the report yields more than {MAX_RECORDS} records")
-    projection = CallProjection.of_texts("artifacts", ["\n".join(lines) + "\n"], label)
-    return ImportedReport(projection, sha256_digest(data), dict(omissions), len(lines) - 1)
-
-
-def _reject_float() -> Any:
-    raise ReportError("the report holds a floating-point number; pip-audit JSON has none")
+    projection = CallProjection.of_texts("artifacts", ["\n".join(records.lines) + "\n"], label)
+    return ImportedReport(projection, sha256_digest(data), dict(omissions), records.count)
 
 
 class PipAuditImporter:

@@ -64,9 +64,9 @@ def test_the_importer_is_registered_on_the_profile() -> None:
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        (b"\xff\xfe", "UTF-8 JSON"),
-        (b"{not json", "UTF-8 JSON"),
-        (b'{"dependencies": [{"name": "a", "version": 1.5}]}', "floating-point"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b"{not json", "malformed JSON"),
+        (b'{"dependencies": [{"name": "a", "version": 1.5}]}', "floats are not allowed"),
         (b'{"dependencies": "many"}', "dependencies"),
         (b'{"dependencies": [42]}', r"dependencies\[0\] must be an object"),
         (b'{"dependencies": [{"version": "1"}]}', r"dependencies\[0\]\.name"),

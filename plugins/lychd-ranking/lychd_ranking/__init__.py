@@ -1,4 +1,4 @@
-"""First-party ranking profiles: ``lexical`` and ``symbol-graph`` (revision 1)."""
+"""First-party ranking profiles: ``lexical`` and ``symbol-graph`` (revision 2)."""
 
 from lychd_ranking.lexical import LexicalProfile
 from lychd_ranking.symbol_graph import SymbolGraphProfile

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from lychd_core.families import RankingCandidate, RankingQuery
 from lychd_core.ranking.terms import identifiers, path_terms, terms
+from lychd_ranking.imports import family, import_keys, module_keys
 
 ONE = 1 << 32
 """Fixed-point one: ranks are integers summing to about ``ONE``."""
@@ -39,17 +40,19 @@ class SymbolIndex:
     definers: dict[str, tuple[int, ...]]
     references: tuple[object, ...]
     """Per file: its ``symbols.references`` fact as given (filtered to strings on use)."""
-    imports: tuple[list[tuple[str, str]], ...]
-    """Per file: (import as written, resolved dotted module)."""
+    imports: tuple[list[tuple[str, tuple[str, ...]]], ...]
+    """Per file: (import as written, the module keys it may name, most specific first)."""
     modules: dict[str, list[int]]
     resolved: dict[int, dict[int, tuple[int, str]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, candidates: tuple[RankingCandidate, ...], max_definers: int) -> SymbolIndex:
+    def of(cls, candidates: tuple[RankingCandidate, ...], max_definers: int, languages: bool = False) -> SymbolIndex:
+        """The index; ``languages`` also resolves JavaScript/TypeScript, Go, Rust and Java imports
+        (revision 2, :mod:`lychd_ranking.imports`), where revision 1 resolved Python's only."""
         paths = tuple(c.path for c in candidates)
         definers: dict[str, list[int]] = {}
         references: list[object] = []
-        imports: list[list[tuple[str, str]]] = []
+        imports: list[list[tuple[str, tuple[str, ...]]]] = []
         for position, candidate in enumerate(candidates):
             facts: dict[str, object] = candidate.facts if isinstance(candidate.facts, dict) else {}
             found = facts.get("symbols")
@@ -58,15 +61,19 @@ class SymbolIndex:
                 if len(name) >= 3 and not name.startswith("__"):
                     definers.setdefault(name, []).append(position)
             references.append(symbols.get("references"))
+            if languages and family(paths[position]) is not None:
+                imports.append(import_keys(paths[position], facts))
+                continue
             written = _imports(facts.get("imports"))
-            imports.append([(module, _target(paths[position], level, module)) for level, module in written])
+            imports.append([(module, (_target(paths[position], level, module),)) for level, module in written])
         usable = {name: tuple(found) for name, found in definers.items() if len(found) <= max_definers}
         # Only the module names some file imports are indexed (not every dotted suffix of every path).
-        wanted = {resolved for found in imports for _, resolved in found}
+        wanted = {key for found in imports for _, keys in found for key in keys}
         modules: dict[str, list[int]] = {}
         if wanted:
             for position, path in enumerate(paths):
-                for module in module_names(path):
+                names = module_keys(path) if languages and family(path) is not None else module_names(path)
+                for module in names:
                     if module in wanted:
                         modules.setdefault(module, []).append(position)
         return cls(paths, usable, tuple(references), tuple(imports), modules)
@@ -83,11 +90,15 @@ class SymbolIndex:
                 if target != position:
                     weight, first = out.get(target, (0, name))
                     out[target] = (weight + 12 // len(usable[name]), first)
-        for module, resolved in self.imports[position]:
-            for target in self.modules.get(resolved, ()):
+        for module, keys in self.imports[position]:
+            key = next((k for k in keys if k in self.modules), None)
+            targets = self.modules.get(key, []) if key is not None else []
+            # a key of another language (``go:src/tui``) may name a package of many files: the link is split
+            share = max(1, 24 // len(targets)) if key is not None and ":" in key else 24
+            for target in targets:
                 if target != position:
                     weight, first = out.get(target, (0, f"import {module or '.'}"))
-                    out[target] = (weight + 24, first)
+                    out[target] = (weight + share, first)
         self.resolved[position] = out
         return out
 

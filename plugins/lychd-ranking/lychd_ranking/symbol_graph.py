@@ -1,4 +1,4 @@
-"""``symbol-graph`` revision 1: personalized PageRank over who uses whose definitions.
+"""``symbol-graph`` revisions 1 and 2: personalized PageRank over who uses whose definitions.
 
 Nodes are the candidate files. An edge ``a -> b`` means ``a`` references a name that
 ``b`` defines (from the ``symbols`` facts: ``defines`` and ``references``), or imports
@@ -6,7 +6,8 @@ Nodes are the candidate files. An edge ``a -> b`` means ``a`` references a name 
 identifier the query (or, weaker, the history) writes, files the query names, and files
 already required. All arithmetic is on integers, so every platform gets the same ranks;
 the PageRank is computed by forward push, whose work depends on its precision, not on
-the number of files.
+the number of files. Revision 2 also resolves the imports of JavaScript/TypeScript, Go,
+Rust and Java files (:mod:`lychd_ranking.imports`); Python's scores are those of 1.
 """
 
 from __future__ import annotations
@@ -44,9 +45,15 @@ class SymbolGraphOptions(BaseModel):
 
 
 class SymbolGraphProfile:
+    """Revision 1 resolves Python imports only; revision 2 also those of the tree-sitter languages."""
+
     name = "symbol-graph"
-    revision = 1
     options_model = SymbolGraphOptions
+
+    def __init__(self, revision: int = 2) -> None:
+        if revision not in (1, 2):
+            raise ValueError(f"symbol-graph has revisions 1 and 2, not {revision}")
+        self.revision = revision
 
     def rank(
         self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: BaseModel
@@ -59,7 +66,7 @@ class SymbolGraphProfile:
         if not candidates:
             return {}
         candidates = tuple(sorted(candidates, key=lambda c: c.node_id))  # scores never depend on input order
-        index = SymbolIndex.of(candidates, opts.max_definers)
+        index = SymbolIndex.of(candidates, opts.max_definers, languages=self.revision >= 2)
         seeds, seed_reasons = seeds_of(index, query)
         if not seeds:
             return {}

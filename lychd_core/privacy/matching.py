@@ -1,0 +1,66 @@
+"""Many-needle substring search in linear time, for owner values against texts and items.
+
+A cut asks, for up to a million owner values, whether any of them stands anywhere in a
+candidate, inside a public item, in a label or in a key. Nested scans (every owner
+against every item) are quadratic; one Aho-Corasick automaton (``pyahocorasick``) over
+the owners answers each question in one pass over the haystack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+
+MAX_NEEDLE_CHARS = 4096
+"""Longest needle accepted: the automaton's trie is as deep as its longest word, and owner
+values (the needles here) are at most 100 characters by the slot grammar."""
+
+
+class SubstringSet:
+    """A fixed set of non-empty needles, and where they occur in a text (one pass per text)."""
+
+    __slots__ = ("_automaton", "_count", "_joinable")
+
+    def __init__(self, needles: Iterable[str]) -> None:
+        automaton: Any = ahocorasick.Automaton()
+        count = 0
+        joinable = True
+        for needle in needles:
+            if len(needle) > MAX_NEEDLE_CHARS:
+                raise ValueError(f"a needle of {len(needle)} characters exceeds {MAX_NEEDLE_CHARS}; check it first")
+            if needle and automaton.add_word(needle, len(needle)):
+                count += 1
+                joinable = joinable and "\n" not in needle
+        if count:
+            automaton.make_automaton()
+        self._automaton = automaton
+        self._count = count
+        self._joinable = joinable
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __repr__(self) -> str:
+        return f"SubstringSet({self._count} needles)"  # never the needles: they are sensitive
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of every occurrence of every needle in ``text``, by end position."""
+        if not self._count or not text:
+            return
+        for last, length in self._automaton.iter(text):
+            yield last + 1 - length, last + 1
+
+    def first_in(self, text: str) -> tuple[int, int] | None:
+        """The first occurrence of any needle in ``text`` (by end position), or None."""
+        return next(self.spans(text), None)
+
+    def occurs_in(self, text: str) -> bool:
+        return self.first_in(text) is not None
+
+    def occurs_in_any(self, texts: Iterable[str]) -> bool:
+        """Whether a needle occurs inside any one of ``texts`` (never across two of them)."""
+        if self._joinable:  # one pass over the texts joined by a character no needle holds
+            return self.occurs_in("\n".join(texts))
+        return any(self.occurs_in(text) for text in texts)
