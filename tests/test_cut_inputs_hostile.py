@@ -184,3 +184,16 @@ def test_hostile_vault_return_and_schema(flag: str, case: str, ws: Path, capsys:
     code, _, err = run(capsys, *args)
     assert_typed(code, err, (flag, case))
     assert "VaultInputError" in err
+
+
+def test_text_format_has_the_byte_and_record_bounds(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = ws / "tests/fixtures/privacy/records.txt"
+    text.write_text("closed-diagnostic@1\n" + "x\n" * 1_000_001)
+    code, _, err = run(capsys, *prepare_args(ws, report="tests/fixtures/privacy/records.txt"), "--format", "text")
+    assert_typed(code, err, "records")
+    assert "more than 1000000 records" in err
+    with text.open("r+b") as handle:
+        handle.truncate(64 * 1024 * 1024 + 1)  # sparse: nothing is written, the size is over the bound
+    code, _, err = run(capsys, *prepare_args(ws, report="tests/fixtures/privacy/records.txt"), "--format", "text")
+    assert_typed(code, err, "bytes")
+    assert "over the bound" in err

@@ -106,7 +106,7 @@ MAX_RETURN_BYTES = 16 * 1024 * 1024
 def read_return(name: str) -> Any:
     """A quarantined model return through the strict input layer: a regular file, 16 MiB, strict JSON."""
     data = read_input_bytes(name, what="--return", max_bytes=MAX_RETURN_BYTES, error=VaultInputError)
-    return parse_json(data, source=f"--return {name}", error=VaultInputError)
+    return parse_json(data, source=f"--return {name}", error=VaultInputError, allow_floats=False)
 
 
 def run_rehydrate(args: argparse.Namespace) -> int:

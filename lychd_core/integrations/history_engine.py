@@ -60,6 +60,8 @@ class HistorySelection:
     plan: SelectionPlan | None
     unscanned_messages: int
     """Settled messages older than every candidate node (never read past the first refused group)."""
+    current_start: int = 0
+    """Where the newest group (the in-progress exchange) starts: recall goes right before it."""
 
     def omitted_by_reason(self) -> dict[str, int]:
         """Omitted candidate nodes counted by the selector's reason (older messages that never
@@ -94,7 +96,7 @@ def select_history(
     groups = iter_groups_newest_first(wire, text_of, checked)
     current = next(groups, None)
     if current is None:
-        return HistorySelection(BoundedMessages(0, 0, 0, 0, 0), None, 0)
+        return HistorySelection(BoundedMessages(0, 0, 0, 0, 0), None, 0, 0)
     if current.chars > char_budget:
         raise ContextBudgetExceededError(
             f"the current exchange needs {current.chars} characters but only {char_budget} are available",
@@ -123,4 +125,4 @@ def select_history(
         if not plan.is_selected(history_node_id(group)):
             break
         start, kept, used = group.start, kept + 1, used + group.chars
-    return HistorySelection(BoundedMessages(start, kept, start, used, current.chars), plan, older)
+    return HistorySelection(BoundedMessages(start, kept, start, used, current.chars), plan, older, current.start)

@@ -44,12 +44,14 @@ from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
-from lychd_core.history import Message, check_message, check_messages, message_chars
+from lychd_core.history import Message, check_message, check_messages, iter_groups_newest_first, message_chars
 from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import LazyWire, measured
 from lychd_core.integrations.outbound_engine import OutboundEngine
+from lychd_core.integrations.pydantic_ai_cache import CacheTtl, cache_floor, place_history_cache_point, precount
 from lychd_core.integrations.wire_memo import WireMemo
 from lychd_core.privacy import EgressConfig, EgressDecision
+from lychd_core.tokens import BoundCounter, CalibrationStore, reference_counter
 from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
@@ -186,6 +188,18 @@ class OutboundBound:
     char_cap: int  # min(char_cap, chars_per_token x window)
     input_token_limit: int | None  # window - output_reserve, when the window is known
     trim: TrimDecision | None = None  # where the kept history starts under [history] trim, and why
+    token_counter: str | None = None  # the pin of the counter that made estimated_tokens
+    estimated_tokens: int | None = None  # that counter's count of the instructions and the sent messages
+    counted_tokens: int | None = None  # the model's own count_tokens, where it has one (precount=True)
+    cache_points: int = 0  # provider cache points asked for (floor, end of the retained settled history)
+    reported_input_tokens: int | None = None  # provider-reported, in the on_usage report after the response
+    cache_read_tokens: int | None = None  # provider-reported tokens read from its prompt cache
+    cache_write_tokens: int | None = None  # provider-reported tokens written to its prompt cache
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["trim"] = None if self.trim is None else self.trim.to_json()
+        return data
 
 
 FloorProvider = Callable[[RunContext[AgentDepsT]], Sequence[Block]]
@@ -208,6 +222,13 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     - ``on_egress``: called with the ``EgressDecision`` of every request attempt.
     - ``history`` / ``trim_state``: the ``[history] trim`` policy and the previous start of
       the kept history it continues from (``chunked``); one ``trim_state`` per conversation.
+    - ``token_counter``: counts ``estimated_tokens`` of every request (default: the
+      reference, ceil(chars / chars_per_token)); ``precount``: also ask the model's own
+      ``count_tokens`` where it has one, and refuse before sending past the token limit.
+    - ``cache_points``: ask the provider to cache the floor and the retained settled history
+      (``cache_ttl``); ``on_usage``: called after each response with the request's
+      ``OutboundBound`` completed by the provider-reported input and cache tokens;
+      ``calibration``: a ``CalibrationStore`` that learns the model's token ratio from them.
     """
 
     floor: Sequence[Block] = ()
@@ -222,6 +243,13 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
     on_egress: Callable[[EgressDecision], None] | None = None
     history: HistoryConfig = field(default_factory=HistoryConfig)
     trim_state: TrimState = field(default_factory=TrimState)
+    token_counter: BoundCounter | None = None
+    cache_points: bool = False
+    cache_ttl: CacheTtl = "5m"
+    precount: bool = False
+    on_usage: Callable[[OutboundBound], None] | None = None
+    calibration: CalibrationStore | None = None
+    _pending: dict[tuple[str | None, int], OutboundBound] = field(init=False, repr=False, default_factory=dict)
     _dynamic: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor: tuple[Block, ...] = field(init=False, repr=False, default=())
     _floor_text: str = field(init=False, repr=False, default="")
@@ -350,24 +378,48 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         # A new list: the request-only view. The message objects are shared, never edited.
         suffix = messages[bound.start :]
         request_context.messages = suffix
-        if self.on_bound is not None:
-            self.on_bound(
-                OutboundBound(
-                    run_id=ctx.run_id,
-                    run_step=ctx.run_step,
-                    history_messages=len(messages),
-                    sent_messages=len(suffix),
-                    omitted_messages=bound.omitted_messages,
-                    kept_groups=bound.kept_groups,
-                    history_chars=bound.chars,
-                    continuation_chars=bound.continuation_chars,
-                    sent_chars=outcome.sent_chars,
-                    instruction_chars=instruction_chars,
-                    char_cap=outcome.char_cap,
-                    input_token_limit=self.input_token_limit,
-                    trim=outcome.trim,
-                )
+        counter = self.token_counter or reference_counter(self.governors.chars_per_token)
+        estimated = counter.count(InstructionPart.join(parameters.instruction_parts or []) or "") + sum(
+            counter.count(wire.text(index)) for index in range(bound.start, len(messages))
+        )
+        points = 0
+        if self.cache_points:
+            request_context.messages, points = place_history_cache_point(
+                suffix, _settled_end(wire, bound.start, len(messages)), self.cache_ttl
             )
+            points += cache_floor(request_context)
+        counted = await precount(model, request_context) if self.precount else None
+        report = OutboundBound(
+            run_id=ctx.run_id,
+            run_step=ctx.run_step,
+            history_messages=len(messages),
+            sent_messages=len(suffix),
+            omitted_messages=bound.omitted_messages,
+            kept_groups=bound.kept_groups,
+            history_chars=bound.chars,
+            continuation_chars=bound.continuation_chars,
+            sent_chars=outcome.sent_chars,
+            instruction_chars=instruction_chars,
+            char_cap=outcome.char_cap,
+            input_token_limit=self.input_token_limit,
+            trim=outcome.trim,
+            token_counter=counter.pin,
+            estimated_tokens=estimated,
+            counted_tokens=counted,
+            cache_points=points,
+        )
+        limit = self.input_token_limit
+        if counted is not None and limit is not None and counted > limit:
+            raise RequestInputLimitError(
+                f"model request {ctx.run_step} would use {counted} input tokens (the model's count_tokens) but each "
+                f"request may use {limit}",
+                required=counted,
+                available=limit,
+                parts={"counted_input_tokens": counted},
+            )
+        self._pending[(ctx.run_id, ctx.run_step)] = report
+        if self.on_bound is not None:
+            self.on_bound(report)
         return request_context
 
     async def after_model_request(
@@ -377,6 +429,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         before its tool calls or output can advance the run."""
         limit = self.input_token_limit
         used = response.usage.input_tokens
+        self._report_usage(ctx, request_context, response)
         if limit is not None and used > limit:
             raise RequestInputLimitError(
                 f"model request {ctx.run_step} used {used} input tokens (provider-reported) but each request may "
@@ -386,3 +439,30 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
                 parts={"provider_input_tokens": used},
             )
         return response
+
+    def _report_usage(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext, response: ModelResponse
+    ) -> None:
+        report = self._pending.pop((ctx.run_id, ctx.run_step), None)
+        if report is None:
+            return
+        usage = response.usage
+        report = dataclasses.replace(
+            report,
+            reported_input_tokens=usage.input_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        if self.calibration is not None and usage.input_tokens > 0:
+            model = request_context.model
+            chars = report.sent_chars + report.instruction_chars
+            if chars > 0:
+                self.calibration.record(f"{model.system}:{model.model_name}", chars, usage.input_tokens, 333_334)
+        if self.on_usage is not None:
+            self.on_usage(report)
+
+
+def _settled_end(wire: LazyWire[ModelMessage], start: int, end: int) -> int:
+    """Index, within ``wire[start:end]``, of the first message of the current exchange."""
+    current = next(iter_groups_newest_first(wire, wire.text), None)
+    return (end if current is None else current.start) - start

@@ -2,12 +2,13 @@
 
 A return comes from a remote model, so nothing about it is trusted: it is checked
 without recursion before it is digested (a claim binds its digest) or walked for tokens,
-so a deep, cyclic or non-JSON value is a typed :class:`VaultInputError`, never a crash.
+so a deep or non-JSON value is a typed :class:`VaultInputError`, never a crash. Floats are
+refused too: claims and receipts bind a return by its canonical-JSON digest, and canonical
+JSON has no floats (one number, one spelling).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -41,7 +42,7 @@ def check_return(value: Any) -> None:
         elif isinstance(item, str):
             if _bad_string(item):
                 raise VaultInputError("the quarantined return has a string with a lone surrogate")
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise VaultInputError("the quarantined return has a NaN or infinite number; JSON has none")
-        elif item is not None and not isinstance(item, (bool, int, float)):
+        elif isinstance(item, float):  # its digest is canonical JSON, which has no floats
+            raise VaultInputError("the quarantined return holds a floating-point number; returns take integers only")
+        elif item is not None and not isinstance(item, (bool, int)):
             raise VaultInputError(f"the quarantined return holds a {type(item).__name__}; only JSON values may")
