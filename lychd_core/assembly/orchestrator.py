@@ -36,6 +36,7 @@ from lychd_core.assembly.nodes import (
     query_node,
     room_chars,
 )
+from lychd_core.assembly.tracing import traced_assembly
 from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
@@ -198,6 +199,7 @@ class ContextOrchestrator:
         if self._projector is not None and self._projector.cache is not None:
             self._projector.cache.close()
 
+    @traced_assembly
     def assemble(
         self,
         *,
