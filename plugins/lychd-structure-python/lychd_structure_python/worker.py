@@ -125,7 +125,12 @@ class ParserWorker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from lychd_structure_python.worker import main; main()"],
+            [
+                sys.executable,
+                "-P",
+                "-c",
+                "from lychd_structure_python.worker import main; main()",
+            ],  # -P: no cwd on sys.path
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -61,3 +62,23 @@ def test_unknown_options_are_an_explained_refusal(options: dict[str, object], na
     reply = handle({"source": SOURCE, "options": options})
     assert set(reply) == {"unavailable"}
     assert "unknown structure.python options" in reply["unavailable"] and named in reply["unavailable"]
+
+
+def test_the_worker_never_imports_from_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A workspace's own ``libcst.py`` (cwd) must not shadow the parser (python -P)."""
+    from lychd_structure_python import StructurePythonProfile
+
+    from lychd_core.digests import sha256_digest
+    from lychd_core.families import Projected, SourceMaterial
+
+    (tmp_path / "libcst.py").write_text("raise SystemExit('the workspace shadowed libcst')\n")
+    monkeypatch.chdir(tmp_path)
+    profile = StructurePythonProfile()
+    try:
+        data = SOURCE.encode()
+        result = profile.project(
+            SourceMaterial("a.py", "text/x-python", data, sha256_digest(data), 10**6, 10**6), StructurePythonOptions()
+        )
+    finally:
+        profile.close()
+    assert isinstance(result, Projected) and "class A" in result.text
