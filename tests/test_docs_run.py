@@ -71,7 +71,7 @@ def test_python_blocks_run(page: Path, scratch: Path) -> None:
     namespace: dict[str, Any] = {"__name__": "__doc__"}
     for block in blocks_of(page):
         if block.language == "python" and block.runs:
-            code = compile(block.text, block.where(), "exec")
+            code = compile(block.text, block.where(), "exec", dont_inherit=True)  # not this file's __future__
             exec(code, namespace)  # the documentation's own examples, as a reader would run them
     assert os.getcwd() == str(scratch)
 
