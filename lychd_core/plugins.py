@@ -203,8 +203,9 @@ def _bounded(distribution: str, what: str, function: Callable[..., T], *args: An
 def call_plugin(distribution: str, what: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Call plugin code behind the typed boundary, within :func:`call_limit` seconds.
 
-    Whatever the plugin raises, ``SystemExit`` and ``KeyboardInterrupt`` included,
-    becomes a :class:`PluginCallError` naming ``distribution``; a call past the limit
+    Whatever the plugin raises in its thread, ``SystemExit`` and ``KeyboardInterrupt``
+    included, becomes a :class:`PluginCallError` naming ``distribution`` (a user's Ctrl-C
+    arrives in the main thread, waiting here, and propagates as ``KeyboardInterrupt``); a call past the limit
     is a :class:`PluginTimeoutError` (its thread is abandoned as a daemon, so it cannot
     keep the process alive). Typed lychd errors raised by the plugin pass unchanged.
     """

@@ -31,9 +31,9 @@ def test_the_readme_main_job_assembles_this_repository() -> None:
         "--query", "Where are plugins loaded and validated?",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "every node, selected or omitted" in result.stdout
-    assert "prefix digest: sha256:" in result.stdout and "joined label:" in result.stdout
-    assert "L2:codex:README.md:verbatim@1" in result.stdout
+    assert "every node, selected or omitted" not in result.stdout, "the per-node table is behind --explain"
+    assert "prefix digest: sha256:" in result.stdout and "privacy label:" in result.stdout
+    assert "README.md" in result.stdout and "L2:codex:README.md:verbatim@1" not in result.stdout
 
 
 def test_json_output_is_the_whole_assembled_context(tmp_path: Path) -> None:

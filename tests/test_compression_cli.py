@@ -26,9 +26,12 @@ def write_history(tmp_path: Path, groups: int = 10) -> Path:
 def test_compress_shows_what_each_compaction_saved(tmp_path: Path) -> None:
     history = write_history(tmp_path)
     args = ("assemble", "--workspace", str(tmp_path), "--history", str(history), "--query", "q")
-    result = lychd(*args, "--compress")
+    summary = lychd(*args, "--compress")
+    assert summary.returncode == 0, summary.stderr
+    assert "compression (over-budget): placement over-budget" in summary.stdout
+    assert "compaction(s) saved" in summary.stdout and "elided:history:" not in summary.stdout
+    result = lychd(*args, "--compress", "--explain")
     assert result.returncode == 0, result.stderr
-    assert "compression (over-budget): placement over-budget" in result.stdout
     assert "compress.tool-output-elision@2" in result.stdout and "elided:history:" in result.stdout
     plain = lychd(*args)
     assert plain.returncode == 0 and "compression" not in plain.stdout

@@ -124,7 +124,7 @@ def test_a_memory_record_with_100000_keys_is_refused_quickly(ws: Path, capsys: p
     record = example_records()[0]
     record.update({f"k{index}": index for index in range(100_000)})
     file = write(ws / "wide.json", json.dumps(record))
-    outcome = run_in_process(["memory", "add", file, "--workspace", str(ws)], capsys, limit=10)
+    outcome = run_in_process(["memory", "add", file, "--workspace", str(ws)], capsys, limit=30)
     assert outcome.code == 1 and "unknown keys" in outcome.err
 
 
@@ -212,7 +212,7 @@ def test_control_characters_in_the_query_are_text(ws: Path, capsys: pytest.Captu
 def test_catastrophic_gitignore_patterns_are_bounded(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(ws / "src" / ".gitignore", "*a" * 12 + "b\n**/a/**/a/**/a/**/b\n")
     write(ws / "src" / ("a" * 200), "x\n")
-    outcome = run_in_process(["project", "--workspace", str(ws), "--json", "."], capsys, limit=10)
+    outcome = run_in_process(["project", "--workspace", str(ws), "--json", "."], capsys, limit=30)
     items = json.loads(outcome.out)["items"]
     assert any(item["path"] == "src" and "'*'" in item["reason"] for item in items)
     assert not any(item["path"].startswith("src/") for item in items)  # fail closed: not walked

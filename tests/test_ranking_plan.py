@@ -37,18 +37,24 @@ def test_when_everything_fits_every_file_gets_its_finest_view(found: list[tuple[
 
 @settings(max_examples=150, deadline=None)
 @given(files, st.integers(0, 40_000))
-def test_each_scored_file_gets_its_finest_view_that_fits_what_better_ranked_files_left(
+def test_no_scored_file_could_still_move_to_a_finer_view(found: list[tuple[list[int], int]], room: int) -> None:
+    """The greedy stops only when no finer view of a scored file fits what is left."""
+    sizes, scores = split(found)
+    plan = plan_views(sizes, scores, room)
+    used = sum(s[c] for s, c, p in zip(sizes, plan.chosen, scores, strict=True) if p and c is not None)
+    for views_of, score, level in zip(sizes, scores, plan.chosen, strict=True):
+        held = 0 if level is None else views_of[level]
+        finer = views_of[: len(views_of) if level is None else level]
+        assert not score or all(size - held > room - used for size in finer)
+
+
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_the_plan_is_deterministic_and_independent_of_equal_alternatives(
     found: list[tuple[list[int], int]], room: int
 ) -> None:
     sizes, scores = split(found)
-    chosen = plan_views(sizes, scores, room).chosen
-    left = room
-    for views_of, score, level in zip(sizes, scores, chosen, strict=True):
-        if not score:
-            break
-        fits = [i for i, size in enumerate(views_of) if size <= left]
-        assert level == (fits[0] if fits else None)
-        left -= 0 if level is None else views_of[level]
+    assert plan_views(sizes, scores, room) == plan_views([list(s) for s in sizes], list(scores), room)
 
 
 @settings(max_examples=150, deadline=None)
@@ -74,10 +80,23 @@ def test_a_small_score_0_file_gets_its_full_outline_only_from_what_is_left() -> 
     assert plan.chosen == [1, 0] and plan.leftover == {1: 400}
 
 
-def test_the_top_file_is_not_made_coarser_for_the_map() -> None:
-    plan = plan_views([[5_000, 1_500, 200], [4_000, 900, 150], [3_000, 800, 100]], [9_000, 5_000, 1_000], 6_000)
-    assert plan.chosen == [0, 1, 2]  # the top file in full, the rest coarser in what remains
-    assert plan.short == {1: (4_000, 1_000), 2: (3_000, 100)}
+def test_value_per_character_decides() -> None:
+    # the docs/ranking.md example: the top file whole, the second only named, the third's signatures
+    sizes = [[4_300, 1_900, 240], [5_200, 2_100, 310], [3_900, 1_200, 190], [150]]
+    plan = plan_views(sizes, [9_120, 6_410, 2_050, 0], 6_000)
+    assert plan.chosen == [0, 2, 1, 0] and plan.leftover == {3: 190}
+    # value per character: the second file whole (300 characters) buys more than the top file's full
+    # outline (5,000), so the top file takes its signatures in what is left...
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_000).chosen == [1, 0]
+    # ...and its full outline as soon as the room holds both
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_300).chosen == [0, 0]
+
+
+def test_a_views_worth_is_its_share_of_the_files_value() -> None:
+    names = [["full"], ["full", "outline"]]
+    # equal cost: rank 1 whole (100% of 5,000) beats rank 2's outline (80% of 5,000 / 2)
+    assert plan_views([[1_000], [1_500, 1_000]], [5_000, 5_000], 1_000, names).chosen == [0, None]
+    assert plan_views([[1_000], [1_500, 1_000]], [5_000, 5_000], 2_000, names).chosen == [0, 1]
 
 
 @settings(max_examples=150, deadline=None)

@@ -48,7 +48,7 @@ def run_restricted(args: list[str]) -> Outcome:
         [sys.executable, *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,  # a hang guard only: generous on a loaded machine
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         preexec_fn=_drop_overrides if os.geteuid() == 0 else None,
         check=False,

@@ -33,7 +33,7 @@ def lychd(workspace: Path, *args: str) -> Any:
         cwd=workspace,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: generous on a loaded machine
         check=False,
     )
     assert result.returncode == 0, result.stderr

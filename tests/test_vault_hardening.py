@@ -63,7 +63,7 @@ def _child(tmp: Path, *, break_mlock: bool) -> dict[str, Any]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: generous on a loaded machine
         preexec_fn=drop_mlock if break_mlock else None,
         check=False,
     )

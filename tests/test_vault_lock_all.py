@@ -55,7 +55,7 @@ def _run(argv: list[str], *, memlock: int | None) -> subprocess.CompletedProcess
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: generous on a loaded machine
         preexec_fn=None if memlock is None else (lambda: _drop_ipc_lock(memlock)),
         check=False,
     )

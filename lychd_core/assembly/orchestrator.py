@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from lychd_core.assembly.nodes import (
     query_node,
     room_chars,
 )
+from lychd_core.assembly.tracing import traced_assembly
 from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
 from lychd_core.compression.assembly import (
@@ -101,6 +102,8 @@ class ContextOrchestrator:
         self._counters: tuple[object, object, BoundCounter | None] = (None, None, None)
         self.environments = EnvironmentSnapshots()
         self.gate = EgressGate(self.config.egress)
+        self.progress: Callable[[int], None] | None = None
+        """Called with 1 as each material reference is projected (a command's progress bar)."""
 
     # --- run cache -----------------------------------------------------------------
 
@@ -196,6 +199,7 @@ class ContextOrchestrator:
         if self._projector is not None and self._projector.cache is not None:
             self._projector.cache.close()
 
+    @traced_assembly
     def assemble(
         self,
         *,
@@ -438,7 +442,7 @@ class ContextOrchestrator:
         required = [True] * len(floor)
         not_nodes: list[Unexplained] = []
         refs = [item for item in codex if isinstance(item, MaterialRef)]
-        contributions = self.projector().project_many(refs) if refs else []
+        contributions = self.projector().project_many(refs, progress=self.progress) if refs else []
         if (
             contributions
             and alternates is not None

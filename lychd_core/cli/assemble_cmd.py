@@ -3,38 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import io
+import sys
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-from rich.text import Text
+from rich.console import Console
 
 from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
-from lychd_core.cli.label_view import add_label_arguments, caller_labels, joined_label_line, label_cell
-from lychd_core.cli.loading import CONFIG_HELP, command_config
-from lychd_core.cli.output import add_json_flag, console, emit_json, plain
-from lychd_core.cli.rank_cmd import rank_text, ranking_summary
+from lychd_core.cli.assemble_explain import show_explain
+from lychd_core.cli.assemble_formats import markdown_text, prompt_text
+from lychd_core.cli.assemble_show import show_summary
+from lychd_core.cli.assemble_summary import AssemblySummary, summarize
+from lychd_core.cli.label_view import add_label_arguments, caller_labels
+from lychd_core.cli.loading import CONFIG_HELP, command_config, config_in_use
+from lychd_core.cli.output import console, json_text, write_output
+from lychd_core.cli.progress import progress_bar
 from lychd_core.errors import AssemblyError, MaterialError
 from lychd_core.inputs import parse_json, read_input_bytes, read_input_text
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.projection.current import current_refs
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.walk import walk_files
-from lychd_core.ranking import node_rankings
 from lychd_core.stores.protocols import ProjectionCacheStore
 
 MAX_MESSAGES_BYTES = 256 * 1024 * 1024
 MAX_QUERY_BYTES = 16 * 1024 * 1024
-BAR_WIDTH = 60
-BAR_STYLES = {
-    "floor": "magenta",
-    "codex": "cyan",
-    "memory": "yellow",
-    "history": "blue",
-    "continuation": "green",
-    "query": "bold white",
-}
+FORMATS = ("summary", "prompt", "markdown", "json")
+SUMMARY_WIDTH = 100
+"""Columns of the summary written to a file or pipe (a terminal uses its own width)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -72,7 +70,17 @@ def add_parser(subparsers: Any) -> None:
     add_label_arguments(parser)
     parser.add_argument("--run-id", default="cli-run", help="run id (default: cli-run)")
     parser.add_argument("--session-id", default="cli-session", help="session id (default: cli-session)")
-    add_json_flag(parser)
+    shown = parser.add_argument_group("output (docs/output.md)")
+    shown.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="summary",
+        help="summary: one screen for a person (default); prompt: the context exactly as the model receives it, "
+        "to pipe into a model; markdown: the summary and the context for people; json: everything, as data",
+    )
+    shown.add_argument("--json", action="store_true", help="the same as --format json")
+    shown.add_argument("--explain", action="store_true", help="add every node, selected or omitted, and why")
+    shown.add_argument("--output", metavar="FILE", help="write the output to FILE (atomically) instead of stdout")
     parser.set_defaults(func=run)
 
 
@@ -117,12 +125,41 @@ def _material_refs(
 
 
 def run(args: argparse.Namespace) -> int:
+    output_format = "json" if args.json else args.format
+    if args.explain and output_format != "summary":
+        raise AssemblyError(
+            f"--explain adds the per-node table to the summary; it does not go with --format {output_format}"
+        )
     config = command_config(args, for_model_call=True)
     query = _query(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
-    cache = orchestrator.projector().cache if args.material else None
-    refs, skipped = _material_refs(orchestrator.workspace, args.material, cache)
+    try:
+        cache = orchestrator.projector().cache if args.material else None
+        refs, skipped = _material_refs(orchestrator.workspace, args.material, cache)
+        with progress_bar("projecting", len(refs)) as advance:
+            orchestrator.progress = advance
+            assembled = _assemble(orchestrator, args, query, refs)
+    finally:
+        orchestrator.close()
+    egress = None if args.target is None else orchestrator.gate.check(assembled, args.target).to_json()
+    summary = summarize(assembled, skipped, args.target, egress, config=config_in_use(args))
+    if args.output is None and output_format == "summary":
+        show_summary(console, summary)
+        if args.explain:
+            show_explain(console, assembled, skipped, summary.budget.unit)
+        return 0
+    text = _render(output_format, assembled, summary, skipped, egress, args.explain)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_output(Path(args.output), text)
+    return 0
+
+
+def _assemble(
+    orchestrator: ContextOrchestrator, args: argparse.Namespace, query: str, refs: list[MaterialRef]
+) -> AssembledContext:
     identity = []
     if args.instructions:
         identity.append(
@@ -144,126 +181,52 @@ def run(args: argparse.Namespace) -> int:
             actor=args.actor,
             limit=args.memory_limit,
         )
-    try:
-        labels = caller_labels(args)
-        assembled = orchestrator.assemble(
-            query_label=labels["query"],
-            history_label=labels["history"],
-            continuation_label=labels["continuation"],
-            target=args.target,
-            memory=memory,
-            run_id=args.run_id,
-            session_id=args.session_id,
-            query=query,
-            identity=identity,
-            codex=refs,
-            history=_read_messages(args.history, "history"),
-            continuation=_read_messages(args.continuation, "continuation"),
-            role=args.role,
-            window=args.window,
-            reserve_output=args.reserve_output,
-            compress=True if args.compress else None,
-        )
-    finally:
-        orchestrator.close()
-    egress = None if args.target is None else orchestrator.gate.check(assembled, args.target).to_json()
-    if args.json:
-        emit_json({**assembled.to_json(), "skipped_material": [item.to_json() for item in skipped], "egress": egress})
-    else:
-        show(assembled, skipped)
-        if egress is not None:
-            console.print(f"egress to {plain(args.target)}: admitted")
-    return 0
-
-
-def budget_bar(assembled: AssembledContext) -> Text:
-    cap = assembled.bounds.char_cap
-    bar = Text()
-    used_cells = 0
-    for layer, chars in assembled.layer_chars.items():
-        cells = round(BAR_WIDTH * chars / cap) if cap else 0
-        if chars and not cells:
-            cells = 1
-        bar.append("█" * cells, style=BAR_STYLES.get(layer, "white"))
-        used_cells += cells
-    bar.append("░" * max(0, BAR_WIDTH - used_cells), style="dim")
-    return bar
-
-
-def show(assembled: AssembledContext, skipped: list[Unexplained]) -> None:
-    bounds = assembled.bounds
-    console.print(
-        f"[bold]context for run {plain(assembled.run_id)}[/] (role {plain(assembled.role)}): "
-        f"{assembled.used_chars:,} of {bounds.char_cap:,} characters"
-        + (f", window {bounds.window:,} tokens" if bounds.window else ", no known window")
+    labels = caller_labels(args)
+    return orchestrator.assemble(
+        query_label=labels["query"],
+        history_label=labels["history"],
+        continuation_label=labels["continuation"],
+        target=args.target,
+        memory=memory,
+        run_id=args.run_id,
+        session_id=args.session_id,
+        query=query,
+        identity=identity,
+        codex=refs,
+        history=_read_messages(args.history, "history"),
+        continuation=_read_messages(args.continuation, "continuation"),
+        role=args.role,
+        window=args.window,
+        reserve_output=args.reserve_output,
+        compress=True if args.compress else None,
     )
-    console.print(budget_bar(assembled))
-    free = bounds.char_cap - sum(assembled.layer_chars.values())
-    legend = Text()
-    for layer, chars in [*assembled.layer_chars.items(), ("free", free)]:
-        legend.append(f"{layer} {chars:,}  ", style=BAR_STYLES.get(layer, "dim"))
-    console.print(legend)
-    table = Table(title="every node, selected or omitted")
-    table.add_column("node", overflow="fold", ratio=3)
-    table.add_column("class / provenance", overflow="fold", ratio=2)
-    table.add_column("label", no_wrap=True)
-    table.add_column("tokens", justify="right", no_wrap=True)
-    table.add_column("status", overflow="fold", ratio=2)
-    graph = assembled.plan.graph
-    ranks = node_rankings(assembled.ranking, assembled.plan) if assembled.ranking is not None else {}
-    for node_id, explanation in assembled.plan.explanations.items():
-        node = graph.node(node_id)
-        status = "[green]selected[/]" if explanation.selected else "[red]omitted[/]"
-        table.add_row(
-            plain(node_id),
-            f"{node.context_class.value} / {node.provenance.value}",
-            plain(label_cell(assembled, node_id)),
-            f"{explanation.tokens:,}",
-            f"{status}: {plain(str(explanation.reason.value))}" + rank_text(ranks.get(node_id)),
-        )
-    for item in assembled.not_nodes:
-        table.add_row(plain(item.what), "", "", "", f"[yellow]not a node[/]: {plain(item.reason)}")
-    for item in skipped:
-        table.add_row(plain(item.what), "", "", "", f"[yellow]skipped[/]: {plain(item.reason)}")
-    console.print(table)
-    if assembled.memory_plan is not None:
-        plan = assembled.memory_plan
-        console.print(
-            f"memory: {len(plan['selected'])} retrieved of {plan['inputs']} records "
-            f"({', '.join(f'{reason} {count}' for reason, count in sorted(plan['counts'].items()))}); "
-            "`lychd memory query --explain` explains each record"
-        )
-    show_compression(assembled.compression)
-    if assembled.ranking is not None and assembled.ranking.report is not None:
-        console.print(ranking_summary(assembled.ranking.report), soft_wrap=True)
-    console.print(f"prefix digest: {assembled.prefix_digest}", soft_wrap=True)
-    console.print(plain(joined_label_line(assembled)), soft_wrap=True)
 
 
-def show_compression(report: dict[str, Any] | None) -> None:
-    """What compression did: why it ran or not, and what each compaction saved."""
-    if report is None or (not report["ran"] and report["placement"] == "never"):
-        return
-    if not report["ran"]:
-        console.print(f"compression ({report['placement']}): did not run: {plain(report['reason'])}")
-        return
-    saved = report["saved"]
-    console.print(
-        f"compression ({report['placement']}): {plain(report['reason'])}; "
-        f"saved {saved['chars']:,} characters, {saved['tokens']:,} tokens"
-    )
-    table = Table(title="compactions (derived, non-authoritative; sources unchanged)")
-    table.add_column("derived node", overflow="fold", ratio=3)
-    table.add_column("compressor", overflow="fold", ratio=2)
-    table.add_column("replaces", overflow="fold", ratio=3)
-    table.add_column("saved chars", justify="right", no_wrap=True)
-    table.add_column("declared omissions", overflow="fold", ratio=3)
-    for receipt in report["compactions"]:
-        table.add_row(
-            plain(receipt["output"]["id"]),
-            plain(receipt["policy"]["id"]),
-            plain(", ".join(source["id"] for source in receipt["sources"])),
-            f"{receipt['saved']['chars']:,}",
-            plain("; ".join(o["reason"] for o in receipt["omissions"])),
-        )
-    console.print(table)
+def _render(
+    output_format: str,
+    assembled: AssembledContext,
+    summary: AssemblySummary,
+    skipped: list[Unexplained],
+    egress: dict[str, Any] | None,
+    explain: bool,
+) -> str:
+    """The chosen format as text (the summary without colour, as a file or pipe gets it)."""
+    if output_format == "prompt":
+        return prompt_text(assembled)
+    if output_format == "markdown":
+        return markdown_text(assembled, summary)
+    if output_format == "json":
+        data = {
+            **assembled.to_json(),
+            "skipped_material": [item.to_json() for item in skipped],
+            "egress": egress,
+            "summary": summary.to_json(),
+        }
+        return json_text(data)
+    plain_console = Console(file=io.StringIO(), width=SUMMARY_WIDTH, color_system=None, highlight=False)
+    show_summary(plain_console, summary)
+    if explain:
+        show_explain(plain_console, assembled, skipped, summary.budget.unit)
+    file = plain_console.file
+    assert isinstance(file, io.StringIO)
+    return file.getvalue()

@@ -196,7 +196,7 @@ def call_compressor(pin: PinnedCompressor, request: CompactionRequest) -> tuple[
         proposals = pin.compressor.propose(request, pin.options)
     except LychdError:
         raise
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # plugin code never ends the process
+    except (Exception, SystemExit) as exc:  # plugin code never ends the process; Ctrl-C (the user's) does
         raise CompressorFailedError(
             f"compressor {pin.policy.id} raised {type(exc).__name__}: {exc}", policy_id=pin.policy.id
         ) from exc

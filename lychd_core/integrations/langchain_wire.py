@@ -5,7 +5,8 @@ Each message becomes one wire message: ``SystemMessage`` a request with a
 with a ``text`` part (when it has content) and one ``tool-call`` part per tool call,
 ``ToolMessage`` a request with a ``tool-return`` part (a ``retry-prompt`` when its status
 is ``error``) carrying its ``tool_call_id``. Content passes as it is: a list of
-multimodal parts is opaque to lychd (counted by its JSON, never split). Every other field
+multimodal parts is opaque to lychd (counted by its JSON, never split; for a system or
+AI message it goes in the part's ``blocks``). Every other field
 (ids, names, metadata, artifacts) travels in ``langchain``, so
 ``from_wire(to_wire(m)) == m``. The measured form used for bounding leaves
 ``langchain`` out: metadata is a record, not what a provider is sent.
@@ -38,9 +39,20 @@ def _record(message: BaseMessage) -> dict[str, Any]:
     return {name: value for name, value in message.model_dump().items() if name not in _IN_PARTS}
 
 
+def _text_part(part_kind: str, content: str | list[Any]) -> dict[str, Any]:
+    """A text-only part kind; a list of content blocks goes in ``blocks`` (opaque), its text empty."""
+    if isinstance(content, str):
+        return {"part_kind": part_kind, "content": content}
+    return {"part_kind": part_kind, "content": "", "blocks": content}
+
+
+def _content(part: dict[str, Any]) -> Any:
+    return part["blocks"] if "blocks" in part else part["content"]
+
+
 def _parts(message: BaseMessage, where: str) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(message, SystemMessage):
-        return "request", [{"part_kind": "system-prompt", "content": message.content}]
+        return "request", [_text_part("system-prompt", message.content)]
     if isinstance(message, HumanMessage):
         return "request", [{"part_kind": "user-prompt", "content": message.content}]
     if isinstance(message, ToolMessage):
@@ -49,7 +61,7 @@ def _parts(message: BaseMessage, where: str) -> tuple[str, list[dict[str, Any]]]
     if isinstance(message, AIMessage):
         parts: list[dict[str, Any]] = []
         if message.content:
-            parts.append({"part_kind": "text", "content": message.content})
+            parts.append(_text_part("text", message.content))
         for call in message.tool_calls:
             part: dict[str, Any] = {"part_kind": "tool-call", "tool_name": call["name"], "args": call["args"]}
             if call.get("id"):
@@ -92,7 +104,7 @@ def _message_of(message: Message, where: str) -> BaseMessage:
         raise HistoryError(f"{where}: {RECORD!r} must be an object of message fields")
     parts = message["parts"]
     if message["kind"] == "response":
-        text = [p["content"] for p in parts if p["part_kind"] == "text"]
+        text = [_content(p) for p in parts if p["part_kind"] == "text"]
         calls = [
             {
                 "name": p.get("tool_name", ""),
@@ -109,7 +121,7 @@ def _message_of(message: Message, where: str) -> BaseMessage:
     part = parts[0]
     kind = part["part_kind"]
     if kind == "system-prompt":
-        return SystemMessage(content=part["content"], **record)
+        return SystemMessage(content=_content(part), **record)
     if kind == "user-prompt":
         return HumanMessage(content=part["content"], **record)
     if kind in ("tool-return", "retry-prompt"):

@@ -1,6 +1,7 @@
 """OpenAI Agents SDK input items <-> the history wire form, losslessly.
 
-One input item becomes one wire message holding the item whole (``part["item"]``), so
+One input item becomes one wire message holding the item whole (``part["item"]``; the
+part's own ``content`` stays empty, so the item is counted once), so
 ``from_wire(to_wire(items)) == items``; the part kind says how it groups: a user message
 (``user-prompt``) opens an exchange; system and developer messages are instructions
 (``system-prompt``); assistant messages are responses (``text``); ``function_call`` (and
@@ -46,9 +47,9 @@ def _part(fields: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
     role = fields.get("role")
     if kind in (None, "message") and role is not None:
         if role in _REQUEST_ROLES:
-            return "request", {"part_kind": _REQUEST_ROLES[role]}
+            return "request", {"part_kind": _REQUEST_ROLES[role], "content": ""}
         if role == "assistant":
-            return "response", {"part_kind": "text"}
+            return "response", {"part_kind": "text", "content": ""}
         raise HistoryError(f"{where}: unknown message role {role!r} (known: assistant, developer, system, user)")
     if not isinstance(kind, str) or not kind:
         raise HistoryError(f"{where}: an input item needs a 'type' or a 'role', got keys {sorted(fields)[:6]}")
@@ -60,7 +61,7 @@ def _part(fields: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
             return "request", {"part_kind": "tool-return", "tool_call_id": call_id}
         return "response", {"part_kind": "tool-call", "tool_call_id": call_id}
     if kind == "reasoning":
-        return "response", {"part_kind": "thinking"}
+        return "response", {"part_kind": "thinking", "content": ""}
     return "response", {"part_kind": "builtin-tool-call"}
 
 

@@ -104,6 +104,16 @@ def _first(values: Sequence[V], bad: Callable[[V], bool], offset: int = 2) -> in
     return next(index for index, value in enumerate(values) if bad(value)) + offset
 
 
+def _first_uncovered(text: str, grammar: RecordGrammar, start: int) -> int:
+    """The number of the first line that no record covers (only on the refusal path; nothing copied)."""
+    expected, line = start, 2
+    for match in grammar.record_re.finditer(text, start):
+        if match.start() != expected:
+            break
+        expected, line = match.end() + 1, line + 1
+    return line
+
+
 def parse_text(
     text: str, grammar: RecordGrammar, vocabulary: ClosedVocabulary, *, where: str, candidate: bool
 ) -> ParsedText:
@@ -122,8 +132,7 @@ def parse_text(
     with cyclic_gc_paused():  # a tuple per record, all acyclic
         records = tuple(grammar.record_re.findall(text, len(header)))
         if len(records) != text.count("\n") - 1:
-            body = text[len(header) : -1].split("\n")
-            line = _first(body, lambda x: not grammar.record_re.fullmatch(x))
+            line = _first_uncovered(text, grammar, len(header))
             raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} is outside the record grammar")
         items: set[str] = set()
         for index, spec in enumerate(grammar.fields):
@@ -170,8 +179,16 @@ def check_owners(
 
     One set intersection and one automaton pass over the items: linear in owners plus items.
     """
+    return owner_matcher(parsed, grammar, vocabulary, where=where)[0]
+
+
+def owner_matcher(
+    parsed: list[ParsedText], grammar: RecordGrammar, vocabulary: ClosedVocabulary, *, where: str = "projection"
+) -> tuple[frozenset[str], SubstringSet]:
+    """:func:`check_owners`, also returning the owners' automaton for further checks (built once)."""
     owners = frozenset().union(*(text.owners for text in parsed))
     tokens = {grammar.header, grammar.owner_prefix, grammar.redaction}.union(*(text.items for text in parsed))
-    if not owners.isdisjoint(vocabulary.all_items()) or SubstringSet(owners).occurs_in_any(tokens):
+    matcher = SubstringSet(owners)
+    if not owners.isdisjoint(vocabulary.all_items()) or matcher.occurs_in_any(tokens):
         raise _refuse(CutReason.AMBIGUOUS_SPAN, where, "an owner value also appears as or inside a public item")
-    return owners
+    return owners, matcher

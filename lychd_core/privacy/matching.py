@@ -24,20 +24,19 @@ class SubstringSet:
     __slots__ = ("_automaton", "_count", "_joinable")
 
     def __init__(self, needles: Iterable[str]) -> None:
+        words = [needle for needle in needles if needle]
+        longest = max(map(len, words), default=0)
+        if longest > MAX_NEEDLE_CHARS:
+            raise ValueError(f"a needle of {longest} characters exceeds {MAX_NEEDLE_CHARS}; check needles first")
         automaton: Any = ahocorasick.Automaton()
-        count = 0
-        joinable = True
-        for needle in needles:
-            if len(needle) > MAX_NEEDLE_CHARS:
-                raise ValueError(f"a needle of {len(needle)} characters exceeds {MAX_NEEDLE_CHARS}; check it first")
-            if needle and automaton.add_word(needle, len(needle)):
-                count += 1
-                joinable = joinable and "\n" not in needle
-        if count:
+        add = automaton.add_word
+        for word in words:
+            add(word, len(word))
+        self._count = len(automaton)
+        if self._count:
             automaton.make_automaton()
         self._automaton = automaton
-        self._count = count
-        self._joinable = joinable
+        self._joinable = "\n" not in "".join(words)
 
     def __len__(self) -> int:
         return self._count

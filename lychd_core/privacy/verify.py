@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lychd_core.digests import json_digest
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.errors import CutReason, CutRefused
-from lychd_core.privacy.grammar import ParsedText, RecordGrammar, check_owners, parse_text
+from lychd_core.privacy.grammar import ParsedText, RecordGrammar, owner_matcher, parse_text
 from lychd_core.privacy.matching import SubstringSet
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.projection import CallProjection, ProjectionItem
@@ -91,9 +91,9 @@ def _item_strings(item: ProjectionItem) -> list[str]:
             *label.handling_constraints]  # fmt: skip
 
 
-def _check_no_owner_outside_text(candidate: CallProjection, owners: frozenset[str]) -> None:
+def _check_no_owner_outside_text(candidate: CallProjection, owners: SubstringSet) -> None:
     """No owner value in a key or label: they reach ``--json``, stored chains and reprs verbatim."""
-    if SubstringSet(owners).occurs_in_any([text for item in candidate.items for text in _item_strings(item)]):
+    if owners.occurs_in_any([text for item in candidate.items for text in _item_strings(item)]):
         raise CutRefused(
             CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT,
             "an owner value stands in an item's key or label (a file name, a material parent?)",
@@ -164,8 +164,7 @@ def _check(
     ):
         raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate's items, keys or labels differ")
     parsed = [parse_text(s.text, grammar, vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s, _ in pairs]
-    owners = check_owners(parsed, grammar, vocabulary)
-    _check_no_owner_outside_text(candidate, owners)
+    _check_no_owner_outside_text(candidate, owner_matcher(parsed, grammar, vocabulary)[1])
     checks.append("grammar")
     carried = {spec.invariant for spec in grammar.fields}
     if reversal is not None and grammar.owner_category in reversal.categories:

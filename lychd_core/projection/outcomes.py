@@ -8,7 +8,6 @@ from pydantic import BaseModel
 
 from lychd_core.blocks import Omission
 from lychd_core.digests import canonical_json, has_canonical_values, orjson_canonical
-from lychd_core.errors import PluginCallError
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.materials import MaterialRef
@@ -82,8 +81,8 @@ def run_profile(plugin: RegisteredPlugin, options: BaseModel, source: SourceMate
     """Call the profile; a crash inside it is an explained absence, not a crash of the caller."""
     try:
         outcome = plugin.obj.project(source, options)
-    except KeyboardInterrupt as exc:  # stop the command, naming the plugin, rather than project on
-        raise PluginCallError(f"{plugin.pin} from {plugin.distribution} was interrupted (KeyboardInterrupt)") from exc
+    except KeyboardInterrupt:  # Ctrl-C reaches the main thread wherever it is: the user stops, no plugin failed
+        raise
     except (Exception, SystemExit) as exc:  # SystemExit too: plugin code never ends the process
         return Unavailable(f"{plugin.pin} raised {type(exc).__name__}: {exc}")
     return checked(outcome, source.max_chars)

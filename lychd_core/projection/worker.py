@@ -31,6 +31,8 @@ def answer(registry: Registry, request: Request) -> Reply:
         return "ok", run_profile(plugin, plugin.obj.options_model.model_validate(options), source)
     except LychdError as exc:
         return "raise", exc
+    except KeyboardInterrupt:  # a worker ignores SIGINT, so this one the profile raised itself
+        return "ok", Unavailable(f"{name}@{revision} raised KeyboardInterrupt")
     except Exception as exc:  # resolving or validating failed in a way the caller did not
         return "ok", Unavailable(f"the projection worker failed: {type(exc).__name__}: {exc}")
 

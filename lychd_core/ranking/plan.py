@@ -2,29 +2,40 @@
 
 Given the ranked files (best first), each file's combined score, the sizes of its views
 (full first, then coarser) and the characters optional material can use, choose one
-view per file:
+view per file by what each character buys:
 
-1. *scored files, in rank order*: each gets the finest of its views that still fits
-   what the files ranked above it left. A better-ranked file is never made coarser for
-   a worse-ranked one, and a file whose full view does not fit takes a coarser one
-   rather than none;
-2. *the map*: the room left then buys views of the files further down. It is not a
-   fixed share: it is what remains once every better-ranked file has its finest view
-   that fits, so it grows when the top files are small and vanishes when they fill
-   the room;
-3. *unscored files* (score 0, in rank order) get views only in the room every scored
-   file left: a file the query gave no score never takes room a scored file needs.
+- a file's *value* is its score discounted by its rank (``score / rank``), and a view is
+  worth a share of it: the full projection 100%, a verbatim file's structure outline
+  80%, ``signatures`` 40%, ``names`` 30% (another profile's view 40%);
+- starting from nothing, the plan repeatedly takes the move (a file to a finer view)
+  that adds the most value per added character and still fits, until none does. So a
+  top-ranked file goes to its full view as soon as that is the best use of the room,
+  and a coarse view of a file further down is bought only while it buys more than
+  upgrading a better-ranked file would: the map of coarse views is sized by what it
+  buys, not by a fixed share;
+- files no profile scored (score 0) get views only afterwards, in rank order, in the
+  room every scored file left: a file the query gave no score never takes room a
+  scored file could use.
 
-The plan only orders the nodes: per file in that order, its planned view, then its
-coarser views as fallbacks (finest first); every view finer than a file's plan comes
-after all of them. The selector still checks every bound exactly, so a plan that was
-optimistic (other material took room) degrades to coarser views, never to cut text.
+All arithmetic is exact (fractions of integers), so every platform plans the same.
+The plan only orders the nodes: per file, scored files first and each group in rank
+order, its planned view, then its coarser views as fallbacks (finest first); every
+view finer than a file's plan comes after all of them. The selector still checks every
+bound exactly, so a plan that was optimistic (other material took room) degrades to
+coarser views, never to cut text.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+
+VIEW_WEIGHTS = {"full": 100, "outline": 80, "signatures": 40, "names": 30}
+"""Percent of a file's value each view is worth (measured on the relevance benchmark: see docs/ranking.md)."""
+OTHER_VIEW = 40
+"""The worth of a coarser view this table does not name (a third-party profile's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,30 +44,88 @@ class ViewPlan:
 
     chosen: list[int | None]
     short: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """File index -> (characters its finest view needed, room left when it was planned), for
-    each file planned below its finest view."""
+    """File index -> (characters its finest view needed, room it had: what was left plus its
+    own planned view), for each file planned below its finest view."""
     leftover: dict[int, int] = field(default_factory=dict)
     """Unscored file index -> the room every scored file left when it was planned a view."""
 
 
-def plan_views(sizes: Sequence[Sequence[int]], scores: Sequence[int], room: int) -> ViewPlan:
-    """Plan one view per file: scored files first in rank order, unscored ones in what is left."""
+def view_weight(name: str, level: int) -> int:
+    """Percent of a file's value the view ``name`` (at ``level``, 0 = full) is worth."""
+    return VIEW_WEIGHTS["full"] if level == 0 else VIEW_WEIGHTS.get(name, OTHER_VIEW)
+
+
+def plan_views(
+    sizes: Sequence[Sequence[int]],
+    scores: Sequence[int],
+    room: int,
+    names: Sequence[Sequence[str]] | None = None,
+) -> ViewPlan:
+    """Plan one view per file (``names``: each view's name, for its worth; by default
+    ``full`` then the Python profile's ``signatures``, ``names``)."""
     chosen: list[int | None] = [None] * len(sizes)
     plan = ViewPlan(chosen)
-    left = max(room, 0)
-    scored = [i for i, score in enumerate(scores) if score > 0]
-    unscored = [i for i, score in enumerate(scores) if score <= 0]
-    for index in [*scored, *unscored]:
+    default = ("full", "signatures", "names")
+    worth = []
+    for index, views in enumerate(sizes):
+        named = names[index] if names else default
+        worth.append([view_weight(named[level] if level < len(named) else "", level) for level in range(len(views))])
+    left = _spend_by_value(sizes, scores, worth, chosen, max(room, 0))
+    for index, score in enumerate(scores):
         views = sizes[index]
-        level = next((level for level, size in enumerate(views) if size <= left), None)
-        if level is not None and index in unscored:
-            plan.leftover[index] = left
-        if level != 0 and views:
-            plan.short[index] = (views[0], left)
-        if level is not None:
-            chosen[index] = level
-            left -= views[level]
+        if score <= 0 and views:
+            level = next((level for level, size in enumerate(views) if size <= left), None)
+            if level is not None:
+                plan.leftover[index] = left
+                chosen[index] = level
+                left -= views[level]
+    for index, views in enumerate(sizes):
+        level = chosen[index]
+        if views and level != 0:
+            plan.short[index] = (views[0], left + (0 if level is None else views[level]))
     return plan
+
+
+def _spend_by_value(
+    sizes: Sequence[Sequence[int]], scores: Sequence[int], worth: list[list[int]], chosen: list[int | None], left: int
+) -> int:
+    """The greedy by value per character over scored files; returns the room left."""
+
+    def best_move(index: int) -> tuple[Fraction, int] | None:
+        current = chosen[index]
+        held = 0 if current is None else sizes[index][current]
+        had = 0 if current is None else worth[index][current]
+        found: tuple[Fraction, int] | None = None
+        for level in range(len(sizes[index]) if current is None else current):
+            gain, cost = worth[index][level] - had, sizes[index][level] - held
+            if gain <= 0 or cost > left:
+                continue
+            ratio = Fraction(scores[index] * gain, (index + 1) * max(cost, 1))
+            if found is None or ratio > found[0]:
+                found = (ratio, level)
+        return found
+
+    heap: list[tuple[Fraction, int, int]] = []
+    for index, score in enumerate(scores):
+        move = best_move(index) if score > 0 else None
+        if move is not None:
+            heap.append((-move[0], index, move[1]))
+    heapq.heapify(heap)
+    while heap:
+        negative, index, level = heapq.heappop(heap)
+        move = best_move(index)  # the room shrank or the file moved since: take it only if still its best
+        if move is None:
+            continue
+        if move != (-negative, level):
+            heapq.heappush(heap, (-move[0], index, move[1]))
+            continue
+        current = chosen[index]
+        left -= sizes[index][level] - (0 if current is None else sizes[index][current])
+        chosen[index] = level
+        follow = best_move(index)
+        if follow is not None:
+            heapq.heappush(heap, (-follow[0], index, follow[1]))
+    return left
 
 
 def view_relevance(chosen: Sequence[int | None], counts: Sequence[int], scores: Sequence[int]) -> list[list[int]]:

@@ -133,7 +133,8 @@ def rank_floor(
         views[key] = [block, *extra]
     sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
     scores = [e.score for e in report.entries]
-    plan = plan_views(sizes, scores, room)
+    names = [[b.key.rsplit("#", 1)[1] if "#" in b.key else "full" for b in views[k]] for k in ranked_keys]
+    plan = plan_views(sizes, scores, room, names)
     planned = {
         ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
         for i, (need, left) in plan.short.items()

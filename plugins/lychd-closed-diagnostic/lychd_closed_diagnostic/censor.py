@@ -70,17 +70,19 @@ def _check_head(head: str, vocabulary: ClosedVocabulary, owners: SubstringSet, w
         raise _uncovered(where, line, f"{spec.name} is not in the closed vocabulary")
 
 
-def _record_lines(text: str) -> tuple[list[str], list[re.Match[str]], str]:
-    """The lines after the header, the leading run of them that are records, and what follows the last newline."""
-    lines = text[len(GRAMMAR.header) + 1 :].split("\n")
-    tail = lines.pop()
+def _record_lines(text: str) -> tuple[list[re.Match[str]], int | None, bool]:
+    """The leading run of record lines after the header (matched in place, never copied), the
+    number of the first line that is not a record (None: all are), and whether it lacks its newline."""
     matches: list[re.Match[str]] = []
-    for line in lines:
-        match = _LINE.fullmatch(line)
+    position = len(GRAMMAR.header) + 1
+    while position < len(text):
+        end = text.find("\n", position)
+        match = None if end < 0 else _LINE.fullmatch(text, position, end)
         if match is None:
-            break
+            return matches, len(matches) + 2, end < 0
         matches.append(match)
-    return lines, matches, tail
+        position = end + 1
+    return matches, None, False
 
 
 def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") -> Iterator[OwnerSpan]:
@@ -90,10 +92,9 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
     """
     if not text.startswith(GRAMMAR.header + "\n"):
         raise _uncovered(where, 1, f"expected the header {GRAMMAR.header!r}")
-    lines, matches, tail = _record_lines(text)
+    matches, uncovered, unterminated = _record_lines(text)
     owners = SubstringSet(m.group("owner") for m in matches if GRAMMAR.owner_re.fullmatch(m.group("owner")))
     checked: set[str] = set()
-    position = len(GRAMMAR.header) + 1
     for line, match in enumerate(matches, start=2):
         head = match.group("head")
         if head not in checked:
@@ -102,17 +103,15 @@ def owner_spans(text: str, vocabulary: ClosedVocabulary, where: str = "text") ->
         owner = match.group("owner")
         if not GRAMMAR.owner_re.fullmatch(owner):
             raise _uncovered(where, line, "the owner value is outside the slot grammar")
-        yield OwnerSpan(position + match.start("owner"), position + match.end("owner"), owner)
-        position += len(match.string) + 1
-    if len(matches) != len(lines):
-        raise _uncovered(where, len(matches) + 2, "text outside the record grammar")
-    if tail:
-        raise _uncovered(where, len(lines) + 2, "text outside the record grammar (every record ends with a newline)")
+        yield OwnerSpan(match.start("owner"), match.end("owner"), owner)
+    if uncovered is not None:
+        newline = " (every record ends with a newline)" if unterminated else ""
+        raise _uncovered(where, uncovered, f"text outside the record grammar{newline}")
 
 
 def check_ambiguity(texts: Sequence[str], owners: frozenset[str], vocabulary: ClosedVocabulary) -> None:
     """An owner value that is a public item, or hides inside one, makes its span ambiguous."""
-    heads = {match.group("head") for text in texts for match in _record_lines(text)[1]}
+    heads = {match.group("head") for text in texts for match in _record_lines(text)[0]}
     _check_owner_ambiguity(owners, set().union(*(head.split(" ") for head in heads)), vocabulary)
 
 
