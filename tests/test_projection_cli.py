@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from lychd_core.cli import main, project_cmd
 
@@ -104,12 +105,14 @@ def test_progress_bar_on_a_terminal_for_long_runs(
     for index in range(25):
         (tmp_path / f"note{index:02}.txt").write_text(f"note {index}\n")
     advanced: list[int] = []
-    original = project_cmd._progress
+    original = project_cmd.progress_bar
+    terminal = Console(file=io.StringIO(), force_terminal=True)  # stands in for a terminal on stderr
 
     @contextmanager
-    def spy(total: int, enabled: bool) -> Iterator[Any]:
-        assert enabled and total == 25
-        with original(total, enabled) as advance:
+    def spy(what: str, total: int, console: Console | None = None) -> Iterator[Any]:
+        assert total == 25
+        with original(what, total, terminal) as advance:
+            assert advance is not None
 
             def counted(done: int) -> None:
                 advanced.append(done)
@@ -117,7 +120,8 @@ def test_progress_bar_on_a_terminal_for_long_runs(
 
             yield counted
 
-    monkeypatch.setattr(project_cmd, "_progress", spy)
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(project_cmd, "progress_bar", spy)
     assert main(["project", "--workspace", str(tmp_path), "--no-cache", str(tmp_path)]) == 0
-    assert sum(advanced) == 25 and "projected" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert sum(advanced) == 25 and "projected" in out and "projecting" not in out
+    assert isinstance(terminal.file, io.StringIO) and "projecting" in terminal.file.getvalue()

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.rule import Rule
 from rich.table import Table
 
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
+from lychd_core.cli.progress import progress_bar
 from lychd_core.config import LychdConfig
 from lychd_core.errors import MaterialError
 from lychd_core.projection.current import current_refs
@@ -26,7 +23,6 @@ from lychd_core.registry import get_registry
 from lychd_core.stores.factory import open_projection_cache
 from lychd_core.stores.protocols import ProjectionCacheStore
 
-PROGRESS_THRESHOLD = 20
 SHOWN_UNAVAILABLE = 50
 
 
@@ -79,17 +75,6 @@ def _refs(
     return refs, refused
 
 
-@contextmanager
-def _progress(total: int, enabled: bool) -> Iterator[Any]:
-    if not enabled:
-        yield None
-        return
-    columns = (TextColumn("projecting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("project", total=total)
-        yield lambda done: bar.advance(task, done)
-
-
 def run(args: argparse.Namespace) -> int:
     config = command_config(args)
     workspace = Workspace(args.workspace)
@@ -97,9 +82,8 @@ def run(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else open_projection_cache(config, workspace.root)
     refs, refused = _refs(workspace, cache, paths)
     projector = Projector(config, get_registry(), workspace, cache)
-    show_bar = not args.json and sys.stdout.isatty() and len(refs) > PROGRESS_THRESHOLD
     try:
-        with _progress(len(refs), show_bar) as advance:
+        with progress_bar("projecting", len(refs)) as advance:
             contributions = projector.project_many(refs, processes=args.processes, progress=advance)
     finally:
         if cache is not None:
