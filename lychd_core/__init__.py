@@ -1,7 +1,8 @@
 """lychd-core: bounded, hashed, explainable context for LLM agent model calls.
 
-The core types are imported eagerly; the pipeline's main entry points (one per stage
-folder) are re-exported lazily, so ``import lychd_core`` stays cheap.
+Every name below is re-exported lazily (the core types and one entry point per stage
+folder), so ``import lychd_core`` -- which every submodule import pays first -- loads
+neither pydantic nor the stages: the parser worker and ``lychd --version`` need neither.
 """
 
 from __future__ import annotations
@@ -9,31 +10,27 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from lychd_core.blocks import Block, Layer, Lineage, Omission, prefix_digest
-from lychd_core.digests import canonical_json, json_digest, sha256_digest, text_digest
-from lychd_core.errors import LychdError
-from lychd_core.labels import PrivacyClass, PrivatizationLabel, join_labels
-
 if TYPE_CHECKING:
     from lychd_core.assembly import AssembledContext, ContextOrchestrator, Grant
+    from lychd_core.blocks import Block, Layer, Lineage, Omission, prefix_digest
+    from lychd_core.digests import canonical_json, json_digest, sha256_digest, text_digest
+    from lychd_core.errors import LychdError
     from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, TokenBudget, select
+    from lychd_core.labels import PrivacyClass, PrivatizationLabel, join_labels
     from lychd_core.projection import MaterialRef, Projector, Workspace
 
 __version__ = "0.1.0"
 
-_LAZY = {
-    "MaterialRef": "lychd_core.projection",
-    "Workspace": "lychd_core.projection",
-    "Projector": "lychd_core.projection",
-    "ContextGraph": "lychd_core.graph",
-    "ContextNode": "lychd_core.graph",
-    "SelectionPlan": "lychd_core.graph",
-    "TokenBudget": "lychd_core.graph",
-    "select": "lychd_core.graph",
-    "AssembledContext": "lychd_core.assembly",
-    "ContextOrchestrator": "lychd_core.assembly",
-    "Grant": "lychd_core.assembly",
+_EXPORTS = {
+    "lychd_core.blocks": ("Block", "Layer", "Lineage", "Omission", "prefix_digest"),
+    "lychd_core.digests": ("canonical_json", "json_digest", "sha256_digest", "text_digest"),
+    "lychd_core.errors": ("LychdError",),
+    "lychd_core.labels": ("PrivacyClass", "PrivatizationLabel", "join_labels"),
+    "lychd_core.projection": ("MaterialRef", "Workspace", "Projector"),
+    "lychd_core.graph": ("ContextGraph", "ContextNode", "SelectionPlan", "TokenBudget", "select"),
+    "lychd_core.assembly": ("AssembledContext", "ContextOrchestrator", "Grant"),
 }
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

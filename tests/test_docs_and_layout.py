@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,10 @@ def test_projection_modules_do_not_import_each_other_in_a_cycle() -> None:
                 imported.add(str(node.module).rsplit(".", 1)[1])
         edges[path.stem] = imported
     graphlib.TopologicalSorter(edges).prepare()  # raises CycleError on a cycle
+
+
+def test_importing_the_package_loads_neither_pydantic_nor_a_stage() -> None:
+    """Every submodule import pays ``lychd_core/__init__`` first; it re-exports lazily (issue 30)."""
+    code = "import sys, lychd_core\nprint(sorted(m for m in sys.modules if m.startswith(('pydantic', 'lychd_core.'))))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -11,9 +11,9 @@ from typing import Any
 
 import libcst as cst
 
+from lychd_structure_python.choices import OutlineOptions
 from lychd_structure_python.codetext import count_breaks, dotted_name, split_lines, string_value
 from lychd_structure_python.locate import Sequence_, Target
-from lychd_structure_python.options import StructurePythonOptions
 
 FORMAT = "structure.python/1"
 
@@ -26,7 +26,7 @@ def is_public_member(name: str) -> bool:
 class OutlineBuilder:
     """Collects targets and facts for one parsed module."""
 
-    def __init__(self, module: cst.Module, options: StructurePythonOptions) -> None:
+    def __init__(self, module: cst.Module, options: OutlineOptions) -> None:
         self.module = module
         self.options = options
         self.root = Sequence_()

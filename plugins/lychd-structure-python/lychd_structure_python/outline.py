@@ -10,10 +10,10 @@ from typing import Any
 
 import libcst as cst
 
+from lychd_structure_python.choices import OutlineOptions
 from lychd_structure_python.codetext import count_breaks, node_text
 from lychd_structure_python.extract import FORMAT, OutlineBuilder, docstring_fact, is_public_member
 from lychd_structure_python.locate import Sequence_, Target, all_targets, locate
-from lychd_structure_python.options import StructurePythonOptions
 from lychd_structure_python.symbols import symbols_fact
 
 
@@ -21,7 +21,7 @@ class OutlineError(Exception):
     """The outline could not be built; the message is the unavailable reason."""
 
 
-def outline_facts(source: str, options: StructurePythonOptions) -> tuple[dict[str, Any], str]:
+def outline_facts(source: str, options: OutlineOptions) -> tuple[dict[str, Any], str]:
     """Facts of ``source`` and the line-location road taken ("fast" or "exact")."""
     module = cst.parse_module(source)
     builder = OutlineBuilder(module, options)
@@ -49,7 +49,7 @@ def _unique(names: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _selected(name: str, options: StructurePythonOptions, literal_all: bool, public: list[str]) -> bool:
+def _selected(name: str, options: OutlineOptions, literal_all: bool, public: list[str]) -> bool:
     if options.definitions == "none":
         return False
     if options.definitions == "all":
@@ -71,7 +71,7 @@ Plan = tuple[Target, cst.CSTNode, list["Plan"]]
 
 
 class _Describer:
-    def __init__(self, module: cst.Module, builder: OutlineBuilder, options: StructurePythonOptions) -> None:
+    def __init__(self, module: cst.Module, builder: OutlineBuilder, options: OutlineOptions) -> None:
         self.module = module
         self.builder = builder
         self.options = options

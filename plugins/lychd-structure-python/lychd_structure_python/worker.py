@@ -50,10 +50,13 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
     """Outline one source; every failure becomes an explained reason."""
     import libcst
 
-    from lychd_structure_python.options import StructurePythonOptions
+    from lychd_structure_python.choices import OutlineChoices
     from lychd_structure_python.outline import OutlineError, outline_facts
 
-    options = StructurePythonOptions.model_validate(request["options"])
+    try:
+        options = OutlineChoices.from_json(request["options"])
+    except (TypeError, ValueError) as exc:  # the caller validated them; a mismatch is a bug, still explained
+        return {"unavailable": f"the parser worker refused the options: {exc}"}
     try:
         facts, road = outline_facts(request["source"], options)
     except libcst.ParserSyntaxError as exc:
