@@ -20,6 +20,8 @@ RELEVANCE_DATA = HERE.parents[1] / "shared" / "bench" / "relevance"
 
 # The smallest arguments each benchmark accepts; a benchmark not named runs with its defaults.
 SMALLEST: dict[str, list[str]] = {
+    "cache": ["--turns", "12"],
+    "tokens": ["--repeat", "1"],
     "memory": ["--sizes", "1000"],
     "projection": ["--files", "20"],
     "selection": ["--sizes", "1000", "--repeat", "1"],
