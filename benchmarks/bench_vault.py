@@ -9,10 +9,11 @@ row), claimed, and rehydrated, which consumes it and destroys its key (row blobs
 erasure secret deleted, both WALs checkpointed). Every commit is durable (WAL,
 ``synchronous=FULL``), as in production. Raw: the same transactions on the same two
 files with the same row shapes and sizes and the same pragmas, without cryptography,
-MACs, validation or checkpoints: insert secret, insert lease row, update claim, update
-to consumed with blobs nulled, delete secret. Within one run raw and vault alternate in
-blocks of 25 cycles, so both see the same disk and load (the shared machine's fsync time
-drifts by 10x within minutes); ratio = raw time / vault time per run, median of the runs.
+MACs, validation or checkpoints: insert secret, insert lease row, record the claim in the
+key store, update claim, update to consumed with blobs nulled, delete secret and claim.
+Within one run raw and vault alternate in blocks of 25 cycles, so both see the same
+disk and load (the shared machine's fsync time drifts by 10x within minutes); ratio =
+raw time / vault time per run, median of the runs.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lychd_core.privacy.vault import Vault, rehydrate
-from lychd_core.privacy.vault.sqlite import connect
+from lychd_core.privacy.vault.sqlite import connect, create_database
 from tests.support.vaults import SCHEMA, VALUES, Clock, candidate, claim_for, lease_request, model_return
 
 BLOCK = 25  # cycles per side before switching
@@ -70,18 +72,25 @@ class VaultCycles:
         self.vault.close()
 
 
+def _create_tables(conn: sqlite3.Connection, tables: tuple[str, ...]) -> None:
+    for table in tables:
+        conn.execute(f"CREATE TABLE {table}")
+
+
 class RawCycles:
     """The same transactions on two raw SQLite files with the same pragmas."""
 
     def __init__(self, workdir: Path) -> None:
-        self.keys = connect(workdir / "raw-keys" / "k.sqlite3", busy_timeout_ms=30_000, private=True)
-        self.db = connect(workdir / "raw-state" / "v.sqlite3", busy_timeout_ms=30_000, private=True)
-        self.keys.execute("CREATE TABLE s (id TEXT PRIMARY KEY, epoch INTEGER, secret BLOB, created INTEGER)")
-        self.db.execute(
-            "CREATE TABLE l (id TEXT PRIMARY KEY, body TEXT, state TEXT, claim TEXT, changed INTEGER, expires INTEGER,"
-            " wn BLOB, wd BLOB, mn BLOB, mc BLOB, mac BLOB)"
-        )
-        self.db.execute("CREATE TABLE n (nonce BLOB PRIMARY KEY) WITHOUT ROWID")
+        keys, db = workdir / "raw-keys" / "k.sqlite3", workdir / "raw-state" / "v.sqlite3"
+        for path, tables in (
+            (keys, ("s (id TEXT PRIMARY KEY, epoch INTEGER, secret BLOB, created INTEGER)",
+                    "c (id TEXT PRIMARY KEY, claim TEXT, created INTEGER)")),
+            (db, ("l (id TEXT PRIMARY KEY, body TEXT, state TEXT, claim TEXT, changed INTEGER, expires INTEGER,"
+                  " wn BLOB, wd BLOB, mn BLOB, mc BLOB, mac BLOB)", "n (nonce BLOB PRIMARY KEY) WITHOUT ROWID")),
+        ):  # fmt: skip
+            create_database(path, partial(_create_tables, tables=tables))
+        self.keys = connect(keys, busy_timeout_ms=30_000)
+        self.db = connect(db, busy_timeout_ms=30_000)
         self.body = json.dumps(lease_request().model_dump(mode="json")) + "x" * 200
         self.claim = json.dumps(claim_for({}).model_dump(mode="json"))
         self.done = 0
@@ -105,11 +114,15 @@ class RawCycles:
                 (lease_id, self.body, os.urandom(12), os.urandom(48), os.urandom(12), os.urandom(110), os.urandom(32)),
             )
             db.execute("COMMIT")
+            tx(keys, "INSERT OR IGNORE INTO c VALUES (?, ?, 0)", lease_id, "sha256:" + "c" * 64)  # claim on record
             claimed = "UPDATE l SET state='CLAIMED', claim=?, mac=? WHERE id=? AND state='ACTIVE'"
             tx(db, claimed, self.claim, b"m" * 32, lease_id)
             consume = "UPDATE l SET state='CONSUMED', wn=NULL, wd=NULL, mn=NULL, mc=NULL WHERE id=? AND state='CLAIMED'"
             tx(db, consume, lease_id)
-            tx(keys, "DELETE FROM s WHERE id=?", lease_id)
+            keys.execute("BEGIN IMMEDIATE")
+            keys.execute("DELETE FROM s WHERE id=?", (lease_id,))
+            keys.execute("DELETE FROM c WHERE id=?", (lease_id,))
+            keys.execute("COMMIT")
         self.done += count
         return time.perf_counter() - started
 

@@ -69,6 +69,10 @@ def test_reversible_prepare_then_vault_rehydrate(capsys: pytest.CaptureFixture[s
               "--chain", str(chain), "--vocabulary", str(FIXTURES / "vocabulary.toml"), "--owner", OWNER,
               "--now", str(NOW))  # fmt: skip
     assert run(capsys, *verify)[0] == 0
+    moved = stored | {"lease": stored["lease"] | {"expires_at": stored["lease"]["expires_at"] + 1}}
+    chain.write_text(json.dumps(moved, indent=2, sort_keys=True) + "\n")
+    code, _, err = run(capsys, *verify)
+    assert code == 1 and "verdict-failed" in err and "expiry" in err, "the vault attests the lease's expiry"
     altered = token[:-3] + ("1" if token[-3] == "0" else "0") + ">>"  # the tag's last digit, always changed
     stored["candidate"]["items"][0]["text"] = text.replace(token, altered, 1)
     chain.write_text(json.dumps(stored))

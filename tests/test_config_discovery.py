@@ -124,3 +124,13 @@ def test_a_hosted_refusal_names_the_rule_to_add_and_that_rule_admits(
     (root / "lychd.toml").write_text(commented_config() + "\n" + "\n".join(x.strip() for x in rule.splitlines()))
     code, output = assemble(root, capsys)
     assert code == 0, output
+
+
+def test_the_assemble_summary_names_the_config_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = workspace(tmp_path)
+    argv = ["assemble", "--workspace", str(root), "--material", "src", "--query", "q", "--format", "json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["config"].startswith("the embedded default")
+    (root / "lychd.toml").write_text(commented_config())
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["config"] == str(root / "lychd.toml")

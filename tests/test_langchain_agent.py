@@ -208,3 +208,51 @@ def test_a_message_without_a_wire_form_is_a_typed_error() -> None:
         to_wire([ChatMessage(content="x", role="critic")])
     with pytest.raises(HistoryError, match="sequence of LangChain messages"):
         to_wire("nope")  # type: ignore[arg-type]
+
+
+def test_the_async_path_and_the_floor_before_the_system_prompt() -> None:
+    import asyncio
+
+    from lychd_core.blocks import Block, Layer
+
+    floor = [Block(layer=Layer.IDENTITY, key="rules", text="Be brief.", label=PUBLIC)]
+    model = RecordingFakeChatModel(messages=script(1))
+    middleware = GovernedMiddleware(floor=floor, governors=GOVERNORS)
+    agent = create_agent(model, tools(), system_prompt="You help.", middleware=[middleware])
+    state = asyncio.run(agent.ainvoke({"messages": [HumanMessage("hello")]}))
+    assert len(model.seen) == 4 and len(state["messages"]) == 9
+    for request in model.seen:
+        assert isinstance(request[0], SystemMessage)
+        text = str(request[0].content)
+        assert text.index("Be brief.") < text.index("You help.")
+        check_request(request, GOVERNORS.char_cap)
+
+
+def test_leading_system_messages_are_instructions_and_always_sent() -> None:
+    hook = governed_pre_model_hook(governors=Governors(turn_window=1, char_cap=9_000))
+    history: list[BaseMessage] = [SystemMessage("rules")]
+    for turn in range(5):
+        history += [HumanMessage(f"q{turn}"), AIMessage(f"a{turn}")]
+    sent = hook({"messages": history})["llm_input_messages"]
+    assert [m.content for m in sent] == ["rules", "q3", "a3", "q4", "a4"]
+
+
+def test_bad_settings_are_refused_when_the_adapter_is_built() -> None:
+    from lychd_core.errors import BudgetError
+    from lychd_core.privacy import UnknownTargetError
+
+    with pytest.raises(UnknownTargetError, match="'nowhere' is not configured"):
+        GovernedMiddleware(target="nowhere")
+    with pytest.raises(BudgetError, match="governors must be"):
+        GovernedMiddleware(governors={"turn_window": 2})
+    with pytest.raises(BudgetError, match="output_reserve"):
+        GovernedMiddleware(output_reserve=-1)
+    with pytest.raises(TypeError, match="not both"):
+        GovernedMiddleware(OutboundEngine(adapter="langchain"), governors=GOVERNORS)
+    with pytest.raises(ContextBudgetExceededError, match="instructions"):
+        from lychd_core.blocks import Block, Layer
+
+        GovernedMiddleware(
+            floor=[Block(layer=Layer.IDENTITY, key="k", text="x" * 500, label=PUBLIC)],
+            governors=Governors(char_cap=100),
+        )

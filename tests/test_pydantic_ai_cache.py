@@ -139,3 +139,11 @@ def test_provider_usage_calibrates_the_models_ratio(tmp_path: Path) -> None:
     ratios = store.load()
     assert len(ratios) == 1 and next(iter(ratios)).startswith("function:")
     assert next(iter(ratios.values())).samples == 2
+
+
+def test_from_config_binds_the_models_own_counter() -> None:
+    data = default_config().model_dump(mode="python")
+    data["tokens"] = {"counter": "utf8-bytes@1", "models": {"openai:gpt-4o": {"counter": "o200k_base@1"}}}
+    config = parse_config(data, "t")
+    assert GovernedContext.from_config(config, model="openai:gpt-4o").token_counter.pin == "o200k_base@1"  # type: ignore[union-attr]
+    assert GovernedContext.from_config(config).token_counter.pin == "utf8-bytes@1"  # type: ignore[union-attr]

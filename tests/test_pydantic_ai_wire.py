@@ -94,7 +94,7 @@ def test_to_wire_of_hand_built_messages() -> None:
         ([{"kind": "request", "parts": "x"}], "'parts' must be a list"),
         ([{"kind": "request", "parts": [], "run_id": 7}], "run_id"),
         ([3], "expected a message object"),
-        ([{"kind": "request", "parts": [{"part_kind": "user-prompt"}]}], "not valid Pydantic AI messages"),
+        ([{"kind": "request", "parts": [{"part_kind": "user-prompt"}]}], "part's 'content' must be"),
         ([{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": 5}]}], "not valid Pydantic AI"),
     ],
 )

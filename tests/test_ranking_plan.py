@@ -101,7 +101,7 @@ def test_a_views_worth_is_its_share_of_the_files_value() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(files, st.integers(0, 40_000))
-def test_relevance_orders_each_plan_then_its_coarser_fallbacks_scored_files_first(
+def test_relevance_orders_plans_then_fallbacks_scored_files_first(
     found: list[tuple[list[int], int]], room: int
 ) -> None:
     sizes, scores = split(found)
@@ -109,9 +109,16 @@ def test_relevance_orders_each_plan_then_its_coarser_fallbacks_scored_files_firs
     values = view_relevance(chosen, [len(s) for s in sizes], scores)
     flat = [v for vs in values for v in vs]
     assert len(set(flat)) == len(flat) and min(flat) >= 1
-    order = [i for i, s in enumerate(scores) if s] + [i for i, s in enumerate(scores) if not s]
-    heads = [values[i][chosen[i] or 0] for i in order]
-    assert heads == sorted(heads, reverse=True)
+    scored = [i for i, s in enumerate(scores) if s]
+    unscored = [i for i, s in enumerate(scores) if not s]
+    heads = [values[i][chosen[i] or 0] for i in scored + unscored]
+    assert heads[: len(scored)] == sorted(heads[: len(scored)], reverse=True)
+    coarser = {i: values[i][(chosen[i] or 0) + 1 :] for i in range(len(sizes))}
+    if scored:
+        lowest_scored_head = min(values[i][chosen[i] or 0] for i in scored)
+        assert all(v < lowest_scored_head for i in range(len(sizes)) for v in coarser[i])  # plans first
+        scored_fallbacks = [v for i in scored for v in coarser[i]]
+        assert all(values[i][chosen[i] or 0] < min(scored_fallbacks, default=10**9) for i in unscored)
     for i, vs in enumerate(values):
         start = chosen[i] or 0
         assert vs[start:] == sorted(vs[start:], reverse=True)  # planned, then coarser, finest first

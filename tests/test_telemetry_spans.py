@@ -198,3 +198,44 @@ def test_spans_nest_under_the_callers_span(exported: InMemorySpanExporter) -> No
     [span] = ours(exported)
     parent = next(s for s in exported.get_finished_spans() if s.name == "agent turn")
     assert span.parent is not None and span.parent.span_id == parent.context.span_id
+
+
+CLI_WITH_TRACER = """
+import json, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+from lychd_core.cli import main
+
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+spans = [dict(s.attributes) for s in exporter.get_finished_spans() if s.name == "assemble_context"]
+print("SPANS " + json.dumps(spans), file=sys.stderr)
+"""
+
+
+def test_the_cli_emits_one_span_per_assembly(tmp_path: Any) -> None:
+    import json
+    import subprocess
+
+    (tmp_path / "a.py").write_text(f'"""{SECRET}."""\n\ndef f(x: int) -> int:\n    return x\n')
+    result = subprocess.run(
+        [sys.executable, "-c", CLI_WITH_TRACER, "assemble", "--workspace", str(tmp_path), "--material", "a.py",
+         "--query", f"what is {SECRET}?", "--window", "8000", "--reserve-output", "1000", "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert SECRET in result.stdout  # the context itself holds it
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("SPANS ")]
+    [attributes] = json.loads(line.removeprefix("SPANS "))
+    assert attributes["lychd.adapter"] == "orchestrator"
+    assert attributes["lychd.budget.chars"] == 24_000
+    assert SECRET not in line

@@ -198,15 +198,15 @@ def test_the_exact_tokens_profile_is_the_default_profile_with_an_exact_counter()
     from pathlib import Path
 
     from lychd_core.config import dump_config, load_config
+    from lychd_core.tokens.profile import exact_profile
 
     root = Path(__file__).resolve().parents[1]
-    data = load_config(root / "profiles" / "default.toml").model_dump(mode="python")
-    data["tokens"] = {**data["tokens"], "counter": "o200k_base@1"}
-    expected = parse_config(data, "test")
-    assert load_config(root / "profiles" / "exact-tokens.toml") == expected
-    assert (root / "profiles" / "exact-tokens.toml").read_text() == dump_config(expected), (
-        "regenerate profiles/exact-tokens.toml: profiles/default.toml with [tokens] counter = 'o200k_base@1'"
+    expected = exact_profile(root / "profiles" / "default.toml")
+    assert expected.tokens.counter == "o200k_base@1"
+    assert load_config(root / "profiles" / "exact-tokens.toml") == expected, (
+        "regenerate with: python -m lychd_core.tokens.profile > profiles/exact-tokens.toml"
     )
+    assert (root / "profiles" / "exact-tokens.toml").read_text() == dump_config(expected)
     check_config(expected, get_registry())
 
 

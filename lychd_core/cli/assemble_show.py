@@ -14,6 +14,9 @@ BAR_WIDTH = 60
 SHOWN_FILES = 30
 """Selected files listed by name; the rest are counted (``--explain`` and markdown list all)."""
 SHOWN_UNAVAILABLE = 3
+MIN_LAST = 20
+"""Characters the last column (the reason) keeps before a path column gives up room."""
+MIN_SQUEEZED = 16
 SHOWN_LABEL_SOURCES = 4
 PART_STYLES = {
     "instructions": "magenta",
@@ -75,20 +78,34 @@ def budget_legend(budget: Budget) -> Text:
     return legend
 
 
-def columns(header: list[str], rows: list[list[str]], width: int, right: frozenset[int] = frozenset()) -> list[str]:
+def columns(
+    header: list[str],
+    rows: list[list[str]],
+    width: int,
+    right: frozenset[int] = frozenset(),
+    squeeze: int | None = None,
+) -> list[str]:
     """Rows as aligned lines within ``width``: every column as wide as its widest cell, except the
-    last, which gets what remains and is cut with an ellipsis (the whole text is in --explain and JSON)."""
+    last, which gets what remains and is cut with an ellipsis (the whole text is in --explain and
+    JSON). Column ``squeeze`` (a path) gives up room first, its cells cut from the left."""
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    if squeeze is not None:
+        fixed = sum(widths[:-1]) + 2 * len(widths)
+        widths[squeeze] = max(MIN_SQUEEZED, min(widths[squeeze], widths[squeeze] + width - fixed - MIN_LAST))
     lines = []
     for row in (header, *rows):
-        cells = [
-            cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        line = "  ".join(cells[:-1])
-        room = max(10, width - len(line) - 2)
+        cells = [_fit(cell, w, i in right) for i, (cell, w) in enumerate(zip(row[:-1], widths, strict=False))]
+        line = "  ".join(cells)
+        room = max(MIN_LAST // 2, width - len(line) - 2)
         last = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
         lines.append(f"{line}  {last}".rstrip())
     return lines
+
+
+def _fit(cell: str, width: int, right: bool) -> str:
+    if len(cell) > width:
+        cell = "…" + cell[len(cell) - width + 1 :]  # keep the end of a path: its file name
+    return cell.rjust(width) if right else cell.ljust(width)
 
 
 def counts_lines(summary: AssemblySummary, width: int) -> list[str]:
@@ -126,7 +143,7 @@ def show_material(console: Console, material: tuple[Material, ...], unit: str) -
         for row in material[:SHOWN_FILES]
     ]
     header = ["rank", "view", unit, "score", "file", "why"]
-    for line in columns(header, rows, console.width, frozenset({0, 2, 3})):
+    for line in columns(header, rows, console.width, frozenset({0, 2, 3}), squeeze=4):
         console.print(plain(line), soft_wrap=True)
     rest = material[SHOWN_FILES:]
     if rest:

@@ -121,7 +121,10 @@ def write_whole(path: str, text: str, *, what: str) -> None:
         raise CutInputError(f"{what} {path}: cannot be checked: {exc.strerror or exc}") from None
     if mode is not None and not stat.S_ISREG(mode):
         raise CutInputError(f"{what} {path}: is not a regular file (a directory, link or device); name a file")
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise CutInputError(f"{what} {path}: its folder is not writable: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -85,7 +85,7 @@ def node_from_json(data: object, where: str) -> ContextNode:
     if not isinstance(values["dependencies"], list):
         raise GraphError(f"{where}: dependencies must be a JSON array of node ids, got {values['dependencies']!r}")
     if values["visible_to"] is not None and not isinstance(values["visible_to"], list):
-        raise GraphError(f"{where}: visible_to must be a JSON array of role names or null")
+        raise GraphError(f"{where}: visible_to must be a JSON array or null (a list of role names)")
     roles = values["visible_to"]
     if roles is not None:
         if not all(isinstance(role, str) for role in roles):

@@ -1,7 +1,9 @@
-"""Adapters to agent frameworks.
+"""Adapters to agent frameworks, over one framework-neutral outbound core (``OutboundEngine``).
 
 The Pydantic AI adapter needs the optional extra (``pip install 'lychd-core[pydantic-ai]'``);
 its names are imported on first use, so importing this package never imports Pydantic AI.
+The LangChain (``integrations.langchain``) and OpenAI Agents SDK
+(``integrations.openai_agents``) adapters are imported by their module names.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lychd_core.assembly.floor import FloorBlockError, render_floor
 from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import bound_outbound, history_char_budget, outbound_char_cap
+from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 
 if TYPE_CHECKING:
     from lychd_core.integrations.pydantic_ai import (
@@ -32,6 +35,9 @@ __all__ = [
     "FloorBlockError",
     "GovernedContext",
     "OutboundBound",
+    "OutboundEngine",
+    "OutboundOutcome",
+    "Recall",
     "RequestInputLimitError",
     "bound_outbound",
     "from_wire",

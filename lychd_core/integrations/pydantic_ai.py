@@ -51,7 +51,9 @@ from lychd_core.integrations.outbound_engine import OutboundEngine
 from lychd_core.integrations.pydantic_ai_cache import CacheTtl, cache_floor, place_history_cache_point, precount
 from lychd_core.integrations.wire_memo import WireMemo
 from lychd_core.privacy import EgressConfig, EgressDecision
+from lychd_core.registry import Registry, get_registry
 from lychd_core.tokens import BoundCounter, CalibrationStore, reference_counter
+from lychd_core.tokens.resolve import resolve_counter
 from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
@@ -286,9 +288,13 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
         on_bound: Callable[[OutboundBound], None] | None = None,
         target: str | None = None,
         labels: CallLabels | None = None,
+        model: str | None = None,
+        registry: Registry | None = None,
     ) -> GovernedContext[AgentDepsT]:
-        """Governors, output reserve and egress targets from a deployment config; ``window``
-        (the granted model's) wins over ``config.assembly.window``."""
+        """Governors, output reserve, egress targets, ``[history]`` and ``[tokens]`` from a
+        deployment config; ``window`` (the granted model's) wins over ``config.assembly.window``;
+        ``model`` picks its own counter from ``[tokens.models]`` (default: ``[tokens] counter``)."""
+        counter = resolve_counter(config, registry or get_registry(), model=model)
         return cls(
             floor=floor,
             dynamic_floor=dynamic_floor,
@@ -296,6 +302,7 @@ class GovernedContext(AbstractCapability[AgentDepsT]):
             window=resolve_window(window, config.assembly.window),
             output_reserve=config.assembly.reserve_output,
             history=config.history,
+            token_counter=counter,
             on_bound=on_bound,
             target=target,
             egress=config.egress,

@@ -68,7 +68,7 @@ def _translate(pattern: str) -> str:
     after_globstar = False
     for token in _tokens(pattern):
         if token is _GLOBSTAR:
-            out.append(f"(?>(?:[^/]*/)*?{''.join(group)})" if after_globstar else "".join(group))
+            out.append(f"(?>(?:[^/]*+/)*?{''.join(group)})" if after_globstar else "".join(group))
             group, after_globstar = [], True
         else:
             group.append(token)

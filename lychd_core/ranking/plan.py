@@ -18,9 +18,9 @@ view per file by what each character buys:
   scored file could use.
 
 All arithmetic is exact (fractions of integers), so every platform plans the same.
-The plan only orders the nodes: per file, scored files first and each group in rank
-order, its planned view, then its coarser views as fallbacks (finest first); every
-view finer than a file's plan comes after all of them. The selector still checks every
+The plan only orders the nodes: the planned views of scored files in rank order, then
+their coarser views as fallbacks, then the same for score-0 files; every view finer
+than a file's plan comes after all of them. The selector still checks every
 bound exactly, so a plan that was optimistic (other material took room) degrades to
 coarser views, never to cut text.
 """
@@ -129,17 +129,15 @@ def _spend_by_value(
 
 
 def view_relevance(chosen: Sequence[int | None], counts: Sequence[int], scores: Sequence[int]) -> list[list[int]]:
-    """Relevance of each file's views (same shape as ``counts``), higher first: per file,
-    scored files first and each group in rank order, its planned view then its coarser
-    views; every view finer than a plan last."""
-    order = [i for i, s in enumerate(scores) if s > 0] + [i for i, s in enumerate(scores) if s <= 0]
-    first: list[tuple[int, int]] = []
-    last: list[tuple[int, int]] = []
-    for index in order:
-        start = chosen[index] or 0
-        first.extend((index, level) for level in range(start, counts[index]))
-        last.extend((index, level) for level in range(start))
-    sequence = first + last
+    """Relevance of each file's views (same shape as ``counts``), higher first: the planned
+    views of scored files (rank order), then their coarser views as fallbacks (per file
+    finest first), then the same for score-0 files; every view finer than a plan last."""
+    groups = ([i for i, s in enumerate(scores) if s > 0], [i for i, s in enumerate(scores) if s <= 0])
+    sequence: list[tuple[int, int]] = []
+    for group in groups:
+        sequence.extend((i, chosen[i] or 0) for i in group)
+        sequence.extend((i, level) for i in group for level in range((chosen[i] or 0) + 1, counts[i]))
+    sequence.extend((i, level) for group in groups for i in group for level in range(chosen[i] or 0))
     values = [[0] * count for count in counts]
     for position, (index, level) in enumerate(sequence):
         values[index][level] = len(sequence) - position

@@ -132,6 +132,8 @@ def rank_floor(
             extra = _resolutions(registry, block, facts.get(key), query_terms, notes)
         views[key] = [block, *extra]
     sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
+    # optional floor blocks that are not ranked (an environment snapshot) are planned as taken first
+    room -= sum(len(item.block.text) for item in plain if not item.required and item.block.key not in views)
     scores = [e.score for e in report.entries]
     names = [[b.key.rsplit("#", 1)[1] if "#" in b.key else "full" for b in views[k]] for k in ranked_keys]
     plan = plan_views(sizes, scores, room, names)

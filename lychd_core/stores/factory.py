@@ -76,6 +76,14 @@ def open_projection_cache(config: LychdConfig, workspace: Path | str) -> Project
     """The configured projection cache (opened lazily on first use)."""
     store = config.stores.projection_cache
     key_path = cache_key_path(config, workspace)
+    if not key_path.is_relative_to(config.stores.state_path(Path(workspace))) and not key_path.exists():
+        # A key outside the state directory is provisioned by its owner (a fleet shares one):
+        # creating it silently would give each worker its own key, or write a system file.
+        raise ConfigError(
+            f"stores.projection_cache.key_path: {key_path} does not exist; lychd creates a key only in the "
+            f"state directory. Create it once (head -c 32 /dev/urandom > {key_path}; chmod 600 {key_path}) "
+            "and give every worker the same file, or leave key_path unset"
+        )
     prepare_for(config, workspace, key_path)
     if store.backend == "postgresql":
         from lychd_core.stores.postgres.cache import PostgresProjectionCache

@@ -59,7 +59,7 @@ def probe(path: Path, what: str) -> bool:
     return True
 
 
-def create_database(path: Path, build: Callable[[sqlite3.Connection], None]) -> None:
+def create_database(path: Path, build: Callable[[sqlite3.Connection], object]) -> None:
     """A new database at ``path``, whole or not at all: built at a scratch name (mode 0600) by ``build``
     in one transaction, then linked into place. If another process made one first, theirs is kept."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
