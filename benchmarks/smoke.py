@@ -20,12 +20,9 @@ RELEVANCE_DATA = HERE.parents[1] / "shared" / "bench" / "relevance"
 
 # The smallest arguments each benchmark accepts; a benchmark not named runs with its defaults.
 SMALLEST: dict[str, list[str]] = {
-<<<<<<< HEAD
     "cold_assemble": ["--rounds", "1", "--anchor", "none", "--trees", "1"],
-=======
     "cache": ["--turns", "12"],
     "tokens": ["--repeat", "1"],
->>>>>>> main
     "memory": ["--sizes", "1000"],
     "projection": ["--files", "20"],
     "selection": ["--sizes", "1000", "--repeat", "1"],
