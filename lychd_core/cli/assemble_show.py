@@ -98,7 +98,9 @@ def columns(
         line = "  ".join(cells)
         room = max(MIN_LAST // 2, width - len(line) - 2)
         last = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
-        lines.append(f"{line}  {last}".rstrip())
+        text = f"{line}  {last}".rstrip()
+        # Wide fixed columns can leave the last less than its minimum: the line is cut, never wider.
+        lines.append(text if len(text) <= width else text[: width - 1] + "…")
     return lines
 
 
