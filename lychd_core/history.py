@@ -206,7 +206,7 @@ def check_message(message: object, where: str) -> Message:
         if part_kind in _CONTENT_TYPES and not isinstance(part.get("content"), _CONTENT_TYPES[part_kind]):
             raise HistoryError(
                 f"{where}.parts[{index}]: a {part_kind} part's 'content' must be "
-                f"{_CONTENT_NAMES.get(part_kind, 'a string')}, got {type(part.get('content')).__name__}"
+                f"{_CONTENT_NAMES[part_kind]}, got {type(part.get('content')).__name__}"
             )
         if bad_call < 0:
             call_id = part.get("tool_call_id")

@@ -8,8 +8,6 @@ type, so a loader that uses a field before checking its type fails deterministic
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from lychd_core.cli import main
-from tests.support.hostile import Outcome, check_contract, example_graph, example_records, workspace
+from tests.support.hostile import example_graph, example_records, run_captured, workspace
 
 WRONG_VALUES: tuple[Any, ...] = (None, True, -1, 2**70, "", "x", [], [None], {}, {"k": None})
 
@@ -44,16 +41,6 @@ def replaced(value: Any, path: tuple[Any, ...], replacement: Any) -> Any:
     return [*value[:head], replaced(value[head], rest, replacement), *value[head + 1 :]]
 
 
-def run(argv: list[str]) -> Outcome:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 2
-    return check_contract(Outcome(code, out.getvalue(), err.getvalue(), 0.0), argv)
-
-
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return workspace(tmp_path_factory.mktemp("field-types"))
@@ -76,7 +63,7 @@ def test_every_graph_field_of_the_wrong_type_is_a_typed_refusal(path: tuple[Any,
     outcomes = []
     for value in WRONG_VALUES:
         (ws / "graph.json").write_text(json.dumps(replaced(GRAPH, path, value)))
-        outcomes.append(run(["select", str(ws / "graph.json"), "--window", "10000"]))
+        outcomes.append(run_captured(["select", str(ws / "graph.json"), "--window", "10000"]))
     # Every field accepts at most a few of these types; the rest are refused with a message.
     assert any(outcome.code == 1 and outcome.err.startswith("error: ") for outcome in outcomes), path
 
@@ -84,7 +71,7 @@ def test_every_graph_field_of_the_wrong_type_is_a_typed_refusal(path: tuple[Any,
 def test_a_null_dependencies_list_is_named(ws: Path) -> None:
     """The falsifying example the fuzz found (mutation path [1, 0, 3] of the example graph)."""
     (ws / "graph.json").write_text(json.dumps(replaced(GRAPH, ("nodes", 0, "dependencies"), None)))
-    outcome = run(["select", str(ws / "graph.json"), "--window", "10000"])
+    outcome = run_captured(["select", str(ws / "graph.json"), "--window", "10000"])
     assert outcome.code == 1
     assert "dependencies must be a JSON array" in outcome.err
 
@@ -96,7 +83,7 @@ RECORDS = example_records()
 def test_every_memory_record_field_of_the_wrong_type_is_a_typed_refusal(path: tuple[Any, ...], ws: Path) -> None:
     for value in WRONG_VALUES:
         (ws / "records.json").write_text(json.dumps(replaced(RECORDS, path, value)))
-        run(["memory", "add", str(ws / "records.json"), "--workspace", str(ws / "memory-ws")])
+        run_captured(["memory", "add", str(ws / "records.json"), "--workspace", str(ws / "memory-ws")])
 
 
 HISTORY: list[Any] = [
@@ -120,4 +107,4 @@ def test_every_history_field_of_the_wrong_type_is_a_typed_refusal(path: tuple[An
     for value in WRONG_VALUES:
         (ws / "messages.json").write_text(json.dumps(replaced(HISTORY, path, value)))
         for flag in ("--history", "--continuation"):
-            run(["assemble", "--workspace", str(ws), "--query", "q", flag, str(ws / "messages.json")])
+            run_captured(["assemble", "--workspace", str(ws), "--query", "q", flag, str(ws / "messages.json")])

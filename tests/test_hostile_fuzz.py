@@ -6,8 +6,6 @@ no traceback, no "internal error".
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 from pathlib import Path
@@ -18,9 +16,8 @@ import tomli_w
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lychd_core.cli import main
 from lychd_core.config import default_config
-from tests.support.hostile import Outcome, check_contract, example_graph, example_records, workspace
+from tests.support.hostile import example_graph, example_records, run_captured, workspace
 
 EXAMPLES = int(os.environ.get("LYCHD_FUZZ_EXAMPLES", "40"))
 """Examples per fuzz test; raise it for a deeper local run (``LYCHD_FUZZ_EXAMPLES=2000``)."""
@@ -36,16 +33,6 @@ TOML_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(min_size=1, max_size=12), inner, max_size=3),
     max_leaves=12,
 )
-
-
-def run_captured(argv: list[str]) -> Outcome:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 2
-    return check_contract(Outcome(code, out.getvalue(), err.getvalue(), 0.0), argv)
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ that blocks by a generous wall-clock kill, so a loaded machine never fails a tes
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import resource
@@ -45,6 +47,17 @@ def check_contract(outcome: Outcome, what: object = "") -> Outcome:
     assert "Traceback" not in outcome.err, f"{what}: traceback\n{outcome.err}"
     assert "internal error" not in outcome.err, f"{what}: untyped failure\n{outcome.err}"
     return outcome
+
+
+def run_captured(argv: list[str]) -> Outcome:
+    """``main(argv)`` in this process with its output captured, held to the contract (no time bound)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+    return check_contract(Outcome(code, out.getvalue(), err.getvalue(), 0.0), argv)
 
 
 def run_in_process(
