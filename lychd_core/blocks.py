@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, computed_field
 
 from lychd_core.digests import json_digest, text_digest
 from lychd_core.errors import BlockError
@@ -66,6 +66,21 @@ class Block(BaseModel):
     label: PrivatizationLabel = Field(default_factory=PrivatizationLabel.restricted_unknown)
     lineage: Lineage = Field(default_factory=Lineage)
     _content_hash: str = PrivateAttr()
+
+    if not TYPE_CHECKING:  # type checkers keep checking the fields; bad input is a BlockError
+
+        def __init__(self, **data: Any) -> None:
+            if "content_hash" in data:
+                raise BlockError(
+                    f"block {data.get('key')!r}: content_hash is derived from the text (sha256 of its UTF-8), "
+                    "never passed; drop it"
+                )
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'block'}: {e['msg']}" for e in exc.errors())
+                known = "layer, key, text, label, lineage"
+                raise BlockError(f"invalid block {data.get('key')!r}: {problems} (a Block takes {known})") from None
 
     def model_post_init(self, context: Any, /) -> None:
         self._content_hash = text_digest(self.text)

@@ -1,8 +1,12 @@
-"""Canonical JSON and ``sha256:<hex>`` digests.
+"""Canonical JSON and ``sha256:<hex>`` digests: the one module that writes canonical bytes.
 
 Canonical JSON: sorted keys, no insignificant whitespace, UTF-8, integers only.
 Floats (and so NaN and infinities) are refused because their text is not stable
 across platforms, and every digest in lychd-core must be reproducible.
+
+:func:`canonical_json` checks and encodes; :func:`built_json_digest` and
+:func:`orjson_canonical` are for values a caller built (no check walk);
+:func:`compact_json_text` is the same encoding for message text, where floats may occur.
 """
 
 from __future__ import annotations
@@ -10,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import count
-from typing import TypeAlias, cast
+from typing import Any, TypeAlias, cast
 
 import orjson
 
@@ -63,11 +67,10 @@ _STR = frozenset({str})
 _CANONICAL_VALUE, _NOT_JSON, _TOO_BIG = 0, 1, 2
 
 
-def _scan(value: object, keys: bool = True) -> int:
+def _scan(value: object) -> int:
     """Whether ``value`` is canonical JSON (``_CANONICAL_VALUE``), holds something JSON cannot
     encode (``_NOT_JSON``: ``_check`` names it) or is too deep or too large (``_TOO_BIG``),
-    without building paths. ``keys=False`` leaves exact dicts' keys unchecked, for a caller whose
-    encoder refuses any key that is not exactly ``str`` (orjson) and then takes the checked route.
+    without building paths.
 
     Iterative, level by level, with exact-type fast paths: digests of big summaries are on
     hot paths. The types of a container's items are gathered in C, so a list of strings (or
@@ -95,7 +98,7 @@ def _scan(value: object, keys: bool = True) -> int:
                 children = cast("list[object]", item)
             elif kind is dict:
                 mapping = cast("dict[object, object]", item)
-                if keys and not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
+                if not set(map(type, mapping)) <= _STR and not all(isinstance(key, str) for key in mapping):
                     return _NOT_JSON
                 children = mapping.values()
             elif isinstance(item, (str, int)):  # subclasses: enums, for example; a float is neither
@@ -121,23 +124,39 @@ def is_canonical_value(value: object) -> bool:
     return _scan(value) == _CANONICAL_VALUE
 
 
-def has_canonical_values(value: object) -> bool:
-    """:func:`is_canonical_value` except for exact dicts' keys: for a caller that encodes with orjson,
-    which refuses every key that is not exactly ``str``, and then takes :func:`canonical_json`."""
-    return _scan(value, keys=False) == _CANONICAL_VALUE
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_MAKE_C_ENCODER: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_C_ENCODE = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(None, _CANONICAL.default, json.encoder.encode_basestring, None, ":", ",", True, False, False)
+)
+"""``_CANONICAL``'s C encoder, made once (``encode`` makes one per call, a quarter of a small
+message's cost). Without cycle markers a cyclic value ends in ``RecursionError``."""
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def compact_json_text(value: Any) -> str:
+    """Sorted-key, compact JSON text with the standard library's escapes (floats written as
+    Python writes them): canonical JSON's encoding for values that are not checked, such as
+    messages. Raises ``TypeError``, ``ValueError`` (NaN) or ``RecursionError`` (a cycle)."""
+    return _CANONICAL.encode(value) if _C_ENCODE is None else "".join(_C_ENCODE(value, 0))
 
 
 def canonical_json(value: object) -> bytes:
-    """Encode ``value`` as canonical JSON bytes."""
+    """Encode ``value`` as canonical JSON bytes; a ``TypeError`` names the first thing refused.
+
+    A value that passes the check is written by orjson, which gives the standard library's
+    bytes (property tests hold it so) several times faster; what orjson refuses (a key that
+    is not exactly ``str``, an integer past 64 bits, a lone surrogate) the standard encoder writes."""
     found = _scan(value)
     if found == _TOO_BIG:
         raise TypeError(_TOO_LARGE)
     if found == _NOT_JSON:
         _check(value, "", 1, [MAX_CONTAINERS])
-    return _CANONICAL.encode(value).encode("utf-8")
+    data = orjson_canonical(value)
+    return compact_json_text(value).encode("utf-8") if data is None else data
 
 
 def orjson_canonical(value: object) -> bytes | None:
@@ -155,11 +174,18 @@ def orjson_canonical(value: object) -> bytes | None:
         return None
 
 
+def canonical_text(value: object) -> str:
+    """Canonical JSON text of a value the caller built from strings, integers, ``None``, lists
+    and dicts (no check walk). A lone surrogate is kept in the text; the caller encodes it."""
+    data = orjson_canonical(value)
+    return compact_json_text(value) if data is None else data.decode("utf-8")
+
+
 def built_json_digest(value: object) -> str:
     """:func:`json_digest` of a value the caller built only from checked strings, integers,
     ``None`` and lists of them (a graph's node summaries): the check walk is skipped."""
     data = orjson_canonical(value)
-    return sha256_digest(_CANONICAL.encode(value).encode("utf-8") if data is None else data)
+    return sha256_digest(compact_json_text(value).encode("utf-8") if data is None else data)
 
 
 def sha256_digest(data: bytes) -> str:

@@ -222,7 +222,8 @@ class Compressor(Plugin, Protocol):
 
 
 class RolePolicy(Plugin, Protocol):
-    """Maps a role name to its context profile; unknown roles get a restricted one."""
+    """Maps a role name to its context profile; a role it does not name is refused, naming the known
+    roles (or restricted, when the deployment declared it)."""
 
     @property
     def roles(self) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from lychd_core.digests import compact_json_text as _encode
 from lychd_core.errors import HistoryError
 
 Message = dict[str, Any]
@@ -84,24 +85,6 @@ def _report_opaque(kind: str, part_kind: str) -> None:
 def opaque_part_kinds() -> frozenset[tuple[str, str]]:
     """Every (message kind, part kind) passed through as opaque so far in this process."""
     return frozenset(_opaque_seen)
-
-
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-_MAKE_C_ENCODER: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
-    json.encoder, "c_make_encoder", None
-)
-_C_ENCODE = (
-    None
-    if _MAKE_C_ENCODER is None
-    else _MAKE_C_ENCODER(None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, False)
-)
-"""``_ENCODER``'s C encoder, made once (``encode`` makes one per call, a quarter of a small
-message's cost). Without cycle markers a cyclic value ends in ``RecursionError``, which
-``compact_json`` reports like any other value that is not plain JSON."""
-
-
-def _encode(value: Any) -> str:
-    return _ENCODER.encode(value) if _C_ENCODE is None else "".join(_C_ENCODE(value, 0))
 
 
 SPLICE_MIN_CHARS = 1024

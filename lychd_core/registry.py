@@ -21,8 +21,6 @@ from lychd_core.families import (
     FAMILY_METHOD,
     Compressor,
     PluginFamily,
-    PrivacyProfile,
-    ProjectionProfile,
     RankingProfile,
     RolePolicy,
     TokenCounter,
@@ -183,17 +181,11 @@ class Registry:
             )
         return found
 
-    def projection_profile(self, name: str, revision: int) -> ProjectionProfile:
-        return cast(ProjectionProfile, self.resolve(PluginFamily.PROJECTION_PROFILE, name, revision).obj)
-
     def compressor(self, name: str, revision: int) -> Compressor:
         return cast(Compressor, self.resolve(PluginFamily.COMPRESSOR, name, revision).obj)
 
     def role_policy(self, name: str, revision: int) -> RolePolicy:
         return cast(RolePolicy, self.resolve(PluginFamily.ROLE_POLICY, name, revision).obj)
-
-    def privacy_profile(self, name: str, revision: int) -> PrivacyProfile:
-        return cast(PrivacyProfile, self.resolve(PluginFamily.PRIVACY_PROFILE, name, revision).obj)
 
     def ranking_profile(self, name: str, revision: int) -> RankingProfile:
         return cast(RankingProfile, self.resolve(PluginFamily.RANKING_PROFILE, name, revision).obj)

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from lychd_core import Block, Layer, PrivacyClass, PrivatizationLabel, join_labels, prefix_digest
 from lychd_core.digests import canonical_json, check_digest, is_digest, json_digest, text_digest
+from lychd_core.errors import BlockError
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -100,10 +101,24 @@ def test_label_weight_is_bounded() -> None:
 def test_block_hash_is_derived_never_accepted() -> None:
     block = Block(layer=Layer.IDENTITY, key="identity", text="You are careful.")
     assert block.content_hash == text_digest("You are careful.")
-    with pytest.raises(ValidationError, match="content_hash"):
+    with pytest.raises(BlockError, match="'identity': content_hash is derived from the text"):
         Block(layer=Layer.IDENTITY, key="identity", text="x", content_hash=text_digest("y"))  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         block.text = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"layer": 7, "key": "k", "text": "x"}, "layer: Input should be 1, 2, 3, 4, 5 or 6"),
+        ({"layer": Layer.CODEX, "key": "", "text": "x"}, "key: String should have at least 1 character"),
+        ({"layer": Layer.CODEX, "key": "k"}, "text: Field required"),
+        ({"layer": Layer.CODEX, "key": "k", "text": "x", "hash": "y"}, "hash: Extra inputs .* takes layer, key"),
+    ],
+)
+def test_bad_block_fields_are_a_block_error_naming_the_field(fields: dict[str, object], problem: str) -> None:
+    with pytest.raises(BlockError, match=problem):
+        Block(**fields)  # type: ignore[arg-type]
 
 
 def test_prefix_digest_covers_order_and_content() -> None:

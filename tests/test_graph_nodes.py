@@ -146,10 +146,7 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
     ("priority below -2**63", {"priority": -MAX_INT - 2}, "priority"),
     ("negative recency", {"recency": -1}, "recency"),
     ("self dependency", {"dependencies": ("codex:lychd_core/config.py:structure.python@1",)}, "itself"),
-    ("unsorted dependencies", {"dependencies": ("b", "a")}, "unsorted"),
-    ("duplicate dependencies", {"dependencies": ("a", "a")}, "duplicate"),
     ("empty dependency", {"dependencies": ("",)}, "non-empty"),
-    ("dependency not str", {"dependencies": (1,)}, "non-empty node id"),
     ("empty id", {"id": ""}, "non-empty"),
     ("id with newline", {"id": "a\nb"}, "control"),
     ("id with edge space", {"id": " a"}, "whitespace"),
@@ -157,11 +154,12 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
     ("id with surrogate", {"id": "a\ud800"}, "surrogate"),
     ("role empty", {"visible_to": [""]}, "visible_to"),
     ("role not str", {"visible_to": [3]}, "visible_to"),
-    ("provenance as str", {"provenance": "repository"}, "Provenance"),
-    ("authority as int", {"authority": 0}, "Authority"),
-    ("trust as bool", {"trust": True}, "Trust"),
-    ("class as str", {"context_class": "source"}, "ContextClass"),
-    ("requirement as str", {"requirement": "optional"}, "Requirement"),
+    ("dependency not str", {"dependencies": (1,)}, "dependencies must list node ids"),
+    ("misspelled provenance", {"provenance": "repo"}, "provenance 'repo' is not one of system, application, "),
+    ("authority as int", {"authority": 0}, "authority 0 is not one of non-authoritative, user-instruction"),
+    ("trust as bool", {"trust": True}, "trust True is not one of untrusted, constrained, trusted"),
+    ("member name, not spelling", {"context_class": "SOURCE"}, "context_class 'SOURCE' is not one of policy, "),
+    ("requirement of another enum", {"requirement": Trust.TRUSTED}, "requirement .* is not one of optional, "),
 ]
 
 
@@ -191,9 +189,31 @@ def test_visible_to_and_dependencies_accept_any_iterable_but_stay_canonical() ->
     assert make(visible_to=[]).visible_to == frozenset()
 
 
+def test_create_takes_enum_spellings_and_unsorted_dependencies_as_memory_records_do() -> None:
+    spelled = make(
+        provenance="repository",
+        authority="non-authoritative",
+        trust="trusted",
+        context_class="source",
+        requirement="dependency-required",
+        dependencies=["b", "a", "b"],
+    )
+    assert spelled == make(requirement=Requirement.DEPENDENCY_REQUIRED, dependencies=("a", "b"))
+    assert spelled.provenance is P.REPOSITORY and spelled.requirement is Requirement.DEPENDENCY_REQUIRED
+    assert make(dependencies={"z", "a"}).dependencies == ("a", "z")
+    with pytest.raises(GraphError, match="itself"):
+        make(dependencies=["a", "codex:lychd_core/config.py:structure.python@1"])
+
+
 def test_a_direct_constructor_call_is_checked_too() -> None:
     good = make()
     with pytest.raises(GraphError, match="tuple"):
         dataclasses.replace(good, dependencies=["a"])  # type: ignore[arg-type]
     with pytest.raises(GraphError, match="frozenset"):
         dataclasses.replace(good, visible_to={"writer"})  # type: ignore[arg-type]
+    with pytest.raises(GraphError, match="unsorted"):
+        dataclasses.replace(good, dependencies=("b", "a"))
+    with pytest.raises(GraphError, match="duplicate"):
+        dataclasses.replace(good, dependencies=("a", "a"))
+    with pytest.raises(GraphError, match="must be a Provenance"):
+        dataclasses.replace(good, provenance="repository")  # type: ignore[arg-type]

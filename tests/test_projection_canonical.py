@@ -1,4 +1,4 @@
-"""The projection path's fast canonical encoders give exactly the core's canonical JSON, or refuse as it does."""
+"""The canonical-JSON module's fast routes (orjson) give the standard library's bytes, or refuse as the check does."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from lychd_core.digests import canonical_json, sha256_digest
 from lychd_core.families import Projected
 from lychd_core.projection import cache_entries
 from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
-from lychd_core.projection.outcomes import canonical_facts, checked
+from lychd_core.projection.outcomes import checked
 from lychd_core.stores.keys import mac, mac_of_encoded
 
 SECRET = b"s" * 32
@@ -36,28 +36,28 @@ NOT_CANONICAL = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(VALUES)
-def test_canonical_facts_are_the_core_canonical_json_byte_for_byte(value: Any) -> None:
-    assert canonical_facts(value) == canonical_json(value)
-    assert cache_entries.canonical_json(value) == json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+def test_canonical_json_is_the_standard_librarys_sorted_compact_form_byte_for_byte(value: Any) -> None:
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(value) == expected.encode("utf-8")
+    assert digests.canonical_text(value) == digests.compact_json_text(value) == expected
 
 
 @settings(max_examples=150, deadline=None)
 @given(NOT_CANONICAL)
-def test_what_canonical_json_refuses_canonical_facts_refuses(value: Any) -> None:
+def test_what_canonical_json_refuses_a_profile_may_not_return_as_facts(value: Any) -> None:
     with pytest.raises(TypeError):
         canonical_json(value)
-    with pytest.raises(TypeError):
-        canonical_facts(value)
     assert "not canonical JSON" in getattr(checked(Projected(text="a", facts=value), 100), "reason", "")
 
 
 def test_values_orjson_refuses_take_the_exact_route() -> None:
     big = {"n": 2**80, "m": -(2**64)}  # past 64 bits: orjson refuses, the standard library encodes
-    assert canonical_facts(big) == canonical_json(big) == b'{"m":-18446744073709551616,"n":1208925819614629174706176}'
+    assert digests.orjson_canonical(big) is None
+    assert canonical_json(big) == b'{"m":-18446744073709551616,"n":1208925819614629174706176}'
     tuples = {"b": (1, 2), "a": [("x",)]}  # a tuple is a JSON array in both
-    assert canonical_facts(tuples) == canonical_json(tuples) == b'{"a":[["x"]],"b":[1,2]}'
+    assert canonical_json(tuples) == digests.orjson_canonical(tuples) == b'{"a":[["x"]],"b":[1,2]}'
+    surrogate = ["a\udc80"]  # orjson refuses it; canonical text keeps it for the caller to encode
+    assert digests.canonical_text(surrogate) == '["a\udc80"]'
 
 
 @pytest.mark.parametrize(
@@ -74,13 +74,13 @@ def test_a_correctly_signed_but_malformed_entry_is_a_miss(payload: str) -> None:
     """Only this cache's key can sign an entry; an entry it signed that does not decode is still a miss."""
     if "%s" in payload:
         payload = payload % json.dumps(KEY.as_list())
-    tag = mac(SECRET, cache_entries.canonical_json(KEY.as_list()), payload, "null")
+    tag = mac(SECRET, digests.canonical_text(KEY.as_list()), payload, "null")
     assert decode_entry(SECRET, KEY, payload, "null", tag) is None
 
 
 def test_a_signed_entry_round_trips_and_any_other_key_misses() -> None:
     outcome = Projected(text="é …\nb", line_map=(1, 2))
-    payload, facts, tag = encode_entry(SECRET, KEY, outcome, canonical_facts({"k": ["…"]}))
+    payload, facts, tag = encode_entry(SECRET, KEY, outcome, canonical_json({"k": ["…"]}))
     decoded = decode_entry(SECRET, KEY, payload, facts, tag)
     assert decoded is not None and decoded[0].text == outcome.text and decoded[0].line_map == (1, 2)
     assert decoded[1] == '{"k":["…"]}'.encode()
@@ -149,7 +149,7 @@ def test_an_entry_with_a_lone_surrogate_is_a_miss_not_an_error(part: str) -> Non
     parts[part] = parts[part][:-1] + "\udc80" + parts[part][-1:]
     assert decode_entry(SECRET, KEY, parts["payload"], parts["facts"], tag) is None
     # Signed with the surrogate in it (only the key's holder could): the MAC verifies, the JSON still refuses.
-    forged = mac(SECRET, cache_entries.canonical_json(KEY.as_list()), parts["payload"], parts["facts"])
+    forged = mac(SECRET, digests.canonical_text(KEY.as_list()), parts["payload"], parts["facts"])
     assert decode_entry(SECRET, KEY, parts["payload"], parts["facts"], forged) is None
 
 
@@ -162,7 +162,7 @@ def test_an_entry_with_a_lone_surrogate_is_a_miss_not_an_error(part: str) -> Non
 def test_an_entry_mac_is_the_mac_of_its_stored_texts(text: str, facts_value: Any, line_map: list[int]) -> None:
     """``encode_entry`` MACs the bytes it already has; they must be what ``mac`` encodes from the stored texts,
     so stored entries keep verifying. (A lone surrogate never gets here: a text's digest refuses it.)"""
-    facts = canonical_facts(facts_value)
+    facts = canonical_json(facts_value)
     outcome = Projected(text=text, line_map=tuple(line_map))
     payload, facts_text, tag = encode_entry(SECRET, KEY, outcome, facts)
     assert tag == mac(SECRET, cache_entries._key_text(KEY), payload, facts_text)
@@ -178,17 +178,14 @@ class _Key(str):
 
 @settings(max_examples=100)
 @given(VALUES, st.sampled_from([_Key("k"), 1, None, ("t",), b"b", True]), TEXT)
-def test_keys_left_to_orjson_come_out_as_canonical_json_would_have_them(value: Any, key: Any, other: str) -> None:
-    """``canonical_facts`` leaves dicts' keys to orjson; every key it refuses must still end as
-    ``canonical_json`` ends: the same bytes, or the same refusal."""
+def test_keys_orjson_refuses_come_out_as_the_standard_encoder_writes_them(value: Any, key: Any, other: str) -> None:
+    """orjson refuses every key that is not exactly ``str``; canonical JSON then takes the standard
+    encoder: a ``str`` subclass key is written as the standard library writes it, any other refused."""
     nested = {other: [value, {key: value}]}
-    try:
-        expected: bytes | None = canonical_json(nested)
-    except TypeError:
-        expected = None
-    if expected is None:
-        with pytest.raises(TypeError):
-            canonical_facts(nested)
+    if isinstance(key, str):
+        expected = json.dumps(nested, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert canonical_json(nested) == expected.encode("utf-8")
     else:
-        assert canonical_facts(nested) == expected
-    assert digests.has_canonical_values(nested) and (expected is not None) == digests.is_canonical_value(nested)
+        with pytest.raises(TypeError):
+            canonical_json(nested)
+        assert not digests.is_canonical_value(nested)

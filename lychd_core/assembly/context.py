@@ -107,10 +107,6 @@ class AssembledContext:
         """Settled history then continuation, detached: what becomes model messages."""
         return thaw(self._history + self._continuation)
 
-    def serialized_history(self) -> tuple[str, ...]:
-        """Each kept message's compact JSON, oldest first: the bytes a prefix cache sees."""
-        return self._history + self._continuation
-
     def render_plan(self) -> RenderPlan:
         """Typed segments in render order, every source boundary explicit."""
         return render(self.plan.graph, self.plan)

@@ -135,11 +135,6 @@ class EnvironmentSnapshots:
                 del self._snapshots[key]
             return True
 
-    def holders(self, key: EnvironmentKey) -> frozenset[str]:
-        with self._lock:
-            snapshot = self._snapshots.get(key)
-            return frozenset(snapshot.runs) if snapshot else frozenset()
-
     def __len__(self) -> int:
         with self._lock:
             return len(self._snapshots)

@@ -82,8 +82,13 @@ def node_from_json(data: object, where: str) -> ContextNode:
         if member is None:
             raise GraphError(f"{where}: {key} {data[key]!r} is not one of {tokens(enum_type)}")
         values[key] = member
-    if not isinstance(values["dependencies"], list):
-        raise GraphError(f"{where}: dependencies must be a JSON array of node ids, got {values['dependencies']!r}")
+    deps = values["dependencies"]
+    if not isinstance(deps, list):
+        raise GraphError(f"{where}: dependencies must be a JSON array of node ids, got {deps!r}")
+    if all(isinstance(dep, str) for dep in deps) and deps != sorted(set(deps)):  # a graph file stays canonical
+        raise GraphError(
+            f"{where}: dependencies must be sorted and unique (unsorted or duplicate); write {sorted(set(deps))!r}"
+        )
     if values["visible_to"] is not None and not isinstance(values["visible_to"], list):
         raise GraphError(f"{where}: visible_to must be a JSON array or null (a list of role names)")
     roles = values["visible_to"]

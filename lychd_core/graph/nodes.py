@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import Enum
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import GraphError
@@ -18,6 +19,8 @@ from lychd_core.vocabulary import (
     Requirement,
     Trust,
     ceiling_violation,
+    parse_token,
+    tokens,
 )
 
 MAX_CONTENT_BYTES = 16 * 1024 * 1024
@@ -28,6 +31,8 @@ MAX_RELEVANCE = 2**31 - 1
 
 MAX_ID_CHARS = 1024
 """Longest node id (and role name in ``visible_to``)."""
+
+_E = TypeVar("_E", bound=Enum)
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -89,11 +94,11 @@ class ContextNode:
         *,
         id: str,
         content: str,
-        provenance: Provenance,
-        authority: Authority,
-        trust: Trust,
-        context_class: ContextClass,
-        requirement: Requirement,
+        provenance: Provenance | str,
+        authority: Authority | str,
+        trust: Trust | str,
+        context_class: ContextClass | str,
+        requirement: Requirement | str,
         token_estimate: int,
         priority: int = 0,
         recency: int = 0,
@@ -102,20 +107,24 @@ class ContextNode:
         relevance: int = 0,
         exclusive_group: str | None = None,
     ) -> ContextNode:
-        """The checked constructor; raises ``GraphError`` naming the node and the problem."""
+        """The checked constructor; raises ``GraphError`` naming the node and the problem.
+
+        Enum fields take a member or its JSON spelling (``"repository"``,
+        ``"non-authoritative"``); ``visible_to`` and ``dependencies`` take any collection
+        of names in any order, kept sorted and duplicate-free (as ``MemoryRecord`` does)."""
         where = f"node {id!r}" if isinstance(id, str) else "node"
         if visible_to is not None and not isinstance(visible_to, (str, bytes)):
             visible_to = frozenset(_iterated(where, "visible_to", visible_to))
         if not isinstance(dependencies, (str, bytes)):
-            dependencies = tuple(_iterated(where, "dependencies", dependencies))
+            dependencies = _canonical_names(where, "dependencies", dependencies)
         return cls(
             id=id,
             content=content,
-            provenance=provenance,
-            authority=authority,
-            trust=trust,
-            context_class=context_class,
-            requirement=requirement,
+            provenance=_member(where, "provenance", Provenance, provenance),
+            authority=_member(where, "authority", Authority, authority),
+            trust=_member(where, "trust", Trust, trust),
+            context_class=_member(where, "context_class", ContextClass, context_class),
+            requirement=_member(where, "requirement", Requirement, requirement),
             priority=priority,
             token_estimate=token_estimate,
             recency=recency,
@@ -272,6 +281,25 @@ _REPLACED_AT = tuple(
     )
 )
 """Where :meth:`ContextNode.replaced_by` puts the new values among the slots."""
+
+
+def _member(where: str, name: str, enum_type: type[_E], value: object) -> _E:
+    """``value`` if it is a member of ``enum_type``, else the member it spells; a typed error naming the spellings."""
+    if isinstance(value, enum_type):
+        return value
+    member = parse_token(enum_type, value)
+    if member is None:
+        raise GraphError(f"{where}: {name} {value!r} is not one of {', '.join(tokens(enum_type))}")
+    return member
+
+
+def _canonical_names(where: str, name: str, value: object) -> tuple[str, ...]:
+    """Any collection of names as a sorted, duplicate-free tuple (each name is checked by the node)."""
+    items = list(_iterated(where, name, value))
+    if not all(isinstance(item, str) for item in items):
+        bad = next(item for item in items if not isinstance(item, str))
+        raise GraphError(f"{where}: {name} must list node ids (strings), got {type(bad).__name__} {bad!r}")
+    return tuple(sorted(set(items)))
 
 
 def _iterated(where: str, name: str, value: object) -> Iterable[Any]:

@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import orjson_canonical, sha256_digest, text_digest
+from lychd_core.digests import canonical_text, compact_json_text, orjson_canonical, sha256_digest, text_digest
 from lychd_core.families import Projected
 from lychd_core.projection.media import MediaDecision
 from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches, mac_of_encoded
@@ -42,27 +42,12 @@ class CacheKey:
         return [self.source_digest, self.profile, self.revision, self.options_digest, self.parser_version]
 
 
-_CORE = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
-)
-"""For values built here only: they hold no cycles, so the encoder need not look for them."""
-
-
-def canonical_json(value: object) -> str:
-    """Canonical JSON text of values built here (strings, integers, lists, dicts).
-
-    What orjson refuses (a lone surrogate in a profile's text) takes ``_CORE``.
-    """
-    data = orjson_canonical(value)
-    return _CORE.encode(value) if data is None else data.decode("utf-8")
-
-
 def _no_float(text: str) -> object:
     raise ValueError(f"float {text} in a cached entry")
 
 
 def _key_text(key: CacheKey) -> str:
-    return canonical_json(key.as_list())
+    return canonical_text(key.as_list())
 
 
 def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes) -> tuple[str, str, str]:
@@ -80,8 +65,8 @@ def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes)
         "omissions": [omission.model_dump(mode="json") for omission in outcome.omissions],
     }
     payload_bytes = orjson_canonical(value)
-    if payload_bytes is None:  # a lone surrogate in the text: see canonical_json
-        payload = _CORE.encode(value)
+    if payload_bytes is None:  # a lone surrogate in the text, kept by the standard encoder
+        payload = compact_json_text(value)
         payload_bytes = encoded(payload)
     else:
         payload = payload_bytes.decode("utf-8")
@@ -164,7 +149,7 @@ def media_row(secret: bytes, parameters: list[str], decision: MediaDecision) -> 
         "charset": decision.charset,
         "magic_type": decision.magic_type,
     }
-    text = canonical_json(fields)
+    text = canonical_text(fields)
     return (*parameters, text, mac(secret, *parameters, text))
 
 
@@ -199,4 +184,4 @@ def media_detector(declared: str = "") -> str:
         "declared": declared,
         "decision_revision": media.DECISION_REVISION,
     }
-    return sha256_digest(canonical_json(tables).encode("utf-8"))
+    return sha256_digest(canonical_text(tables).encode("utf-8"))

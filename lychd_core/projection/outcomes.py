@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from lychd_core.blocks import Omission
-from lychd_core.digests import canonical_json, has_canonical_values, orjson_canonical
+from lychd_core.digests import canonical_json
 from lychd_core.families import Projected, SourceMaterial, Unavailable
 from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.materials import MaterialRef
 from lychd_core.projection.media import MediaDecision
 from lychd_core.registry import RegisteredPlugin
 
-__all__ = ["Checked", "Job", "canonical_facts", "check_outcome", "checked", "run_profile"]
+__all__ = ["Checked", "Job", "check_outcome", "checked", "run_profile"]
 
 
 @dataclass(frozen=True)
@@ -27,20 +27,6 @@ class Job:
     source: SourceMaterial
     key: CacheKey
     media: MediaDecision | None = None
-
-
-def canonical_facts(value: object) -> bytes:
-    """``canonical_json(value)``, the same bytes, with a fast path for a value that is canonical.
-
-    The value is checked as :func:`~lychd_core.digests.canonical_json` checks it (no floats,
-    JSON's kinds only), then encoded by orjson, whose output for such a value is byte for
-    byte the standard library's sorted, compact, non-ASCII form (a property test holds it
-    to that) at a quarter of the cost. The keys are left to orjson, which refuses any key
-    that is not exactly ``str``. What orjson refuses (such a key, an integer past 64 bits,
-    a lone surrogate) and anything not canonical take the exact route.
-    """
-    data = orjson_canonical(value) if has_canonical_values(value) else None
-    return canonical_json(value) if data is None else data  # raises TypeError naming what is not canonical
 
 
 _INT = frozenset({int})  # exactly int: a bool is not a line number
@@ -65,7 +51,7 @@ def checked(outcome: object, max_chars: int) -> Checked:
     if not all(isinstance(omission, Omission) for omission in outcome.omissions):
         return Unavailable("the profile returned omissions that are not Omission values")
     try:
-        facts = canonical_facts(outcome.facts)
+        facts = canonical_json(outcome.facts)
     except TypeError as exc:
         return Unavailable(f"the profile returned facts that are not canonical JSON: {exc}")
     return outcome, facts

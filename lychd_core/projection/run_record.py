@@ -22,7 +22,6 @@ values after the per-file path had validated them.
 from __future__ import annotations
 
 import gc
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
@@ -30,6 +29,7 @@ import orjson
 from pydantic import ValidationError
 
 from lychd_core.blocks import Omission
+from lychd_core.digests import orjson_canonical, sha256_digest
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.rules import matching_rule, rule_label
 from lychd_core.projection.cache_entries import media_detector
@@ -123,12 +123,14 @@ def run_key(host: RunHost, registry: Registry, refs: Sequence[MaterialRef]) -> s
         label = ref.label.model_dump(mode="json") if "label" in ref.model_fields_set else None
         bounds = (ref.max_bytes, ref.max_chars)
         rows.append((ref.path, ref.digest, ref.required, *bounds, label, ref.lineage, ref.profile, ref.media_type))
+    head_json = orjson_canonical(head)
     try:
-        hashed = hashlib.sha256(orjson.dumps(head, option=orjson.OPT_SORT_KEYS))
-        hashed.update(orjson.dumps(rows))
+        rows_json = orjson.dumps(rows)
     except orjson.JSONEncodeError:
+        rows_json = None
+    if head_json is None or rows_json is None:
         return None  # a value JSON cannot carry (a lone surrogate in a path, a huge integer): no record
-    return "sha256:" + hashed.hexdigest()
+    return sha256_digest(head_json + rows_json)
 
 
 # --- writing -----------------------------------------------------------------------

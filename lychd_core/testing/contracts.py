@@ -9,7 +9,7 @@ import pytest
 from lychd_core.compression import replace, validate_proposal
 from lychd_core.compression.runner import compression_request, pinned
 from lychd_core.digests import canonical_json, sha256_digest
-from lychd_core.errors import CompactionError, LychdError, PrivacyRefusal
+from lychd_core.errors import CompactionError, LychdError, PrivacyRefusal, RolePolicyError
 from lychd_core.families import CompactionRequest, PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.graph import ContextGraph, ContextNode, TokenBudget, select
 from lychd_core.labels import PrivatizationLabel
@@ -218,8 +218,15 @@ class RolePolicyContract(_PluginContract):
             assert isinstance(profile, RoleProfile) and profile.role == role
             assert set(profile.capability_view) <= allowed_operations(role)
 
-    def test_other_roles_are_restricted(self, policy: Any) -> None:
-        profile = policy.profile("some-role-nobody-named", policy.options_model())
+    def test_other_roles_are_refused_or_restricted(self, policy: Any) -> None:
+        """A role the policy does not name is refused with a ``RolePolicyError`` naming it and
+        the known roles, or (when the deployment declared it) gets a restricted profile."""
+        try:
+            profile = policy.profile("some-role-nobody-named", policy.options_model())
+        except RolePolicyError as exc:
+            assert "some-role-nobody-named" in str(exc)
+            assert all(role in str(exc) for role in policy.roles), f"the refusal should name the known roles: {exc}"
+            return
         assert isinstance(profile, RoleProfile)
         assert set(profile.capability_view) <= allowed_operations("some-role-nobody-named")
 

@@ -192,15 +192,3 @@ def harden_process(
         if lock_all_memory and _report.platform_ok and all(c.name != "lock_all_memory" for c in _report.checks):
             _report = HardeningReport((*_report.checks, _lock_all_memory()))
         return _report
-
-
-def locked_memory_kib() -> int:
-    """``VmLck`` of this process from /proc/self/status (0 when unknown)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("VmLck:"):
-                    return int(line.split()[1])
-    except OSError:
-        return 0
-    return 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lychd_core.errors import RolePolicyError
 from lychd_core.roles import RoleProfile
@@ -94,11 +94,27 @@ class StandardRolesOptions(BaseModel):
         description="Provenances hidden from every role, on top of each profile.",
         examples=[["external"]],
     )
+    restricted_roles: tuple[str, ...] = Field(
+        default=(),
+        description="Roles beyond the five named ones that this deployment uses; each gets the restricted "
+        "profile. Any other role name is refused (a likely typo).",
+        examples=[["release-bot"]],
+    )
     minimum_trust: Literal["untrusted", "constrained", "trusted"] = Field(
         default="untrusted",
         description="Hide every provenance whose trust ceiling is below this level.",
         examples=["constrained"],
     )
+
+    @field_validator("restricted_roles")
+    @classmethod
+    def _unnamed(cls, roles: tuple[str, ...]) -> tuple[str, ...]:
+        named = sorted(set(roles) & set(PROFILES))
+        if named:
+            raise ValueError(f"{', '.join(named)} has its own profile; list only roles the policy does not name")
+        if any(not role or role != role.strip() for role in roles):
+            raise ValueError(f"role names must be non-empty without surrounding spaces, got {list(roles)!r}")
+        return tuple(sorted(set(roles)))
 
 
 def below(minimum: str) -> frozenset[Provenance]:
@@ -118,7 +134,8 @@ class StandardRoles:
     roles: ClassVar[tuple[str, ...]] = tuple(PROFILES)
 
     def profile(self, role: str, options: BaseModel) -> RoleProfile:
-        """The profile of ``role``; a role not named in :data:`PROFILES` gets :data:`RESTRICTED`."""
+        """The profile of ``role``: its own from :data:`PROFILES`, :data:`RESTRICTED` for a role the
+        options list in ``restricted_roles``; any other name is refused, naming the known roles."""
         if not isinstance(options, StandardRolesOptions):
             raise RolePolicyError(
                 f"{self.name} needs StandardRolesOptions, got {type(options).__name__}; "
@@ -126,7 +143,13 @@ class StandardRoles:
             )
         if not isinstance(role, str):
             raise RolePolicyError(f"a role name must be a string, got {type(role).__name__}")
-        view = PROFILES.get(role, RESTRICTED)
+        view = PROFILES.get(role) or (RESTRICTED if role in options.restricted_roles else None)
+        if view is None:  # the restricted profile is for roles the deployment names, never for a typo
+            restricted = ", ".join(options.restricted_roles) or "none"
+            raise RolePolicyError(
+                f"unknown role {role!r}; known roles: {', '.join(sorted(PROFILES))} (restricted: {restricted}); "
+                "typo? To give another role the restricted profile, list it in [role_policy.options] restricted_roles"
+            )
         return RoleProfile(
             role=role,
             visible_classes=view.classes - frozenset(options.hidden_classes),

@@ -14,7 +14,7 @@ from lychd_core.vocabulary import ContextClass, Operation, Provenance
 
 C, P = ContextClass, Provenance
 POLICY = StandardRoles()
-DEFAULTS = StandardRolesOptions()
+DEFAULTS = StandardRolesOptions(restricted_roles=("guest", "release-bot"))
 
 
 def test_name_revision_and_roles() -> None:
@@ -53,6 +53,28 @@ def test_producers_see_their_lineage_but_never_hidden_reasoning(role: str) -> No
     assert profile.visible_provenances == frozenset(Provenance)
 
 
+def test_a_role_nobody_declared_is_refused_naming_the_known_roles() -> None:
+    with pytest.raises(RolePolicyError) as refused:
+        POLICY.profile("writter", StandardRolesOptions())
+    assert str(refused.value) == (
+        "unknown role 'writter'; known roles: evaluator, evolution-agent, fixer, reviewer, writer "
+        "(restricted: none); typo? To give another role the restricted profile, list it in "
+        "[role_policy.options] restricted_roles"
+    )
+    with pytest.raises(RolePolicyError, match=r"unknown role 'guests'.*\(restricted: guest, release-bot\)"):
+        POLICY.profile("guests", DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("roles", "problem"),
+    [(["writer"], "writer has its own profile"), ([""], "non-empty"), ([" bot"], "surrounding spaces")],
+)
+def test_restricted_roles_list_only_roles_the_policy_does_not_name(roles: list[str], problem: str) -> None:
+    with pytest.raises(ValidationError, match=problem):
+        StandardRolesOptions.model_validate({"restricted_roles": roles})
+    assert StandardRolesOptions(restricted_roles=("b", "a", "b")).restricted_roles == ("a", "b")
+
+
 def test_other_roles_are_restricted() -> None:
     profile = POLICY.profile("release-bot", DEFAULTS)
     assert profile.restricted
@@ -64,7 +86,7 @@ def test_other_roles_are_restricted() -> None:
 
 def test_options_only_narrow() -> None:
     options = StandardRolesOptions.model_validate(
-        {"hidden_classes": ["memory-evidence"], "hidden_provenances": ["external"]}
+        {"hidden_classes": ["memory-evidence"], "hidden_provenances": ["external"], "restricted_roles": ["guest"]}
     )
     for role in [*NAMED_ROLES, "guest"]:
         narrowed, default = POLICY.profile(role, options), POLICY.profile(role, DEFAULTS)
