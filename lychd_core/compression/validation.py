@@ -115,59 +115,13 @@ def _validate(
     labels: Mapping[str, PrivatizationLabel] | None = None,
     stable_floor: frozenset[str] = frozenset(),
 ) -> ValidatedCompaction:
+    """The checks in their fixed order; each step raises its own ``CompactionError``."""
     output = _check_shape(proposal)
-    if plan.graph is not graph and plan.graph_digest != graph.digest:
-        raise GraphDriftError(
-            f"{output!r}: the plan was made for graph {plan.graph_digest}, not {graph.digest}; select again",
-            output_id=output,
-        )
-    if (proposal.policy_id, proposal.policy_digest) != (policy.id, policy.digest):
-        raise PolicyMismatchError(
-            f"{output!r} claims policy {proposal.policy_id} ({proposal.policy_digest}), "
-            f"but {policy.id} ({policy.digest}) ran",
-            output_id=output,
-        )
     sources = proposal.source_ids
-    if output in sources:
-        raise SelfSourceCycleError(f"{output!r} lists itself as a source", output_id=output, node_id=output)
-    if output in graph:
-        raise ExistingOutputIdError(
-            f"output id {output!r} already names a node; a derived node needs a new id", output_id=output
-        )
-    _check_ranges(output, proposal.ranges)
-    nodes = _check_lineage(output, proposal, graph, sources)
-    for r in proposal.ranges:
-        length = len(nodes[r.node_id].content)
-        if r.end > length:
-            raise RangeBeyondContentError(
-                f"{output!r}: range [{r.start}, {r.end}) of {r.node_id!r} ends past its {length} characters",
-                output_id=output,
-                node_id=r.node_id,
-            )
+    _check_origin(output, proposal, sources, graph, plan, policy)
+    nodes = _source_nodes(output, proposal, sources, graph)
     _check_admission(output, plan, state, nodes, stable_floor)
-    first = next(iter(nodes.values()))
-    if len(nodes) == 1:  # the common case (one elided group, one outline): no set to sort
-        classes = [first.context_class.value]
-        replaced_tokens, replaced_chars = first.token_estimate, len(first.content)
-    else:
-        classes = sorted({node.context_class.value for node in nodes.values()})
-        replaced_tokens = sum(n.token_estimate for n in nodes.values())
-        replaced_chars = sum(n.chars for n in nodes.values())
-    if len(classes) > 1:
-        raise MixedClassesError(
-            f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
-        )
-    declared = proposal.context_class
-    if declared is not None and not isinstance(declared, ContextClass):
-        raise MalformedProposalError(
-            f"{output!r}: context_class must be None or a ContextClass, got {declared!r}", output_id=output
-        )
-    if declared is not None and declared.value not in (classes[0], ContextClass.COMPACTION.value):
-        raise MixedClassesError(
-            f"{output!r} declares class {declared!s}; a derived node keeps its sources' class "
-            f"({classes[0]}) or is a compaction",
-            output_id=output,
-        )
+    source_class, replaced_tokens, replaced_chars = _check_class(output, proposal, nodes)
     if len(proposal.content) > max_chars:
         raise ContentBoundError(
             f"{output!r} has {len(proposal.content)} characters; the compressor was given {max_chars}",
@@ -203,7 +157,83 @@ def _validate(
         invariants=proposal.invariants,
         omissions=proposal.omissions,
     )
-    return ValidatedCompaction(proposal, node, label, receipt, first.context_class, sources)
+    return ValidatedCompaction(proposal, node, label, receipt, source_class, sources)
+
+
+def _check_origin(
+    output: str,
+    proposal: CompactionProposal,
+    sources: tuple[str, ...],
+    graph: ContextGraph,
+    plan: SelectionPlan,
+    policy: CompactionPolicy,
+) -> None:
+    """The proposal was made for this graph and policy, and its output id is new."""
+    if plan.graph is not graph and plan.graph_digest != graph.digest:
+        raise GraphDriftError(
+            f"{output!r}: the plan was made for graph {plan.graph_digest}, not {graph.digest}; select again",
+            output_id=output,
+        )
+    if (proposal.policy_id, proposal.policy_digest) != (policy.id, policy.digest):
+        raise PolicyMismatchError(
+            f"{output!r} claims policy {proposal.policy_id} ({proposal.policy_digest}), "
+            f"but {policy.id} ({policy.digest}) ran",
+            output_id=output,
+        )
+    if output in sources:
+        raise SelfSourceCycleError(f"{output!r} lists itself as a source", output_id=output, node_id=output)
+    if output in graph:
+        raise ExistingOutputIdError(
+            f"output id {output!r} already names a node; a derived node needs a new id", output_id=output
+        )
+
+
+def _source_nodes(
+    output: str, proposal: CompactionProposal, sources: tuple[str, ...], graph: ContextGraph
+) -> dict[str, ContextNode]:
+    """The source nodes by id, once the ranges are canonical, the lineage matches and each range fits."""
+    _check_ranges(output, proposal.ranges)
+    nodes = _check_lineage(output, proposal, graph, sources)
+    for r in proposal.ranges:
+        length = len(nodes[r.node_id].content)
+        if r.end > length:
+            raise RangeBeyondContentError(
+                f"{output!r}: range [{r.start}, {r.end}) of {r.node_id!r} ends past its {length} characters",
+                output_id=output,
+                node_id=r.node_id,
+            )
+    return nodes
+
+
+def _check_class(
+    output: str, proposal: CompactionProposal, nodes: dict[str, ContextNode]
+) -> tuple[ContextClass, int, int]:
+    """The sources' one context class (a declared class must keep it or be a compaction), and the
+    tokens and characters they hold."""
+    first = next(iter(nodes.values()))
+    if len(nodes) == 1:  # the common case (one elided group, one outline): no set to sort
+        classes = [first.context_class.value]
+        replaced_tokens, replaced_chars = first.token_estimate, len(first.content)
+    else:
+        classes = sorted({node.context_class.value for node in nodes.values()})
+        replaced_tokens = sum(n.token_estimate for n in nodes.values())
+        replaced_chars = sum(n.chars for n in nodes.values())
+    if len(classes) > 1:
+        raise MixedClassesError(
+            f"{output!r} mixes context classes {', '.join(classes)}; compact one class at a time", output_id=output
+        )
+    declared = proposal.context_class
+    if declared is not None and not isinstance(declared, ContextClass):
+        raise MalformedProposalError(
+            f"{output!r}: context_class must be None or a ContextClass, got {declared!r}", output_id=output
+        )
+    if declared is not None and declared.value not in (classes[0], ContextClass.COMPACTION.value):
+        raise MixedClassesError(
+            f"{output!r} declares class {declared!s}; a derived node keeps its sources' class "
+            f"({classes[0]}) or is a compaction",
+            output_id=output,
+        )
+    return first.context_class, replaced_tokens, replaced_chars
 
 
 def _check_shape(proposal: object) -> str:

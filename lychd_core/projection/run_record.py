@@ -273,9 +273,6 @@ class _Chunks:
         return b"".join(parts)
 
 
-_set = object.__setattr__
-
-
 def _rebuild(
     host: RunHost,
     refs: Sequence[MaterialRef],
@@ -299,23 +296,7 @@ def _rebuild(
         label = unknown if no_rule else _label(host, ref, digest, rule)
         kept = tuple(Omission.model_validate(item) for item in omissions) if omissions else ()
         block = codex_block(path or "", digest, pin, parser_version, kept, ref.lineage, text, content_hash, label)
-        made = Contribution.__new__(Contribution)  # a frozen dataclass: its fields, in order, at once
-        _set(
-            made,
-            "__dict__",
-            {
-                "ref": ref,
-                "block": block,
-                "unavailable": None,
-                "cached": True,
-                "media_type": media_type,
-                "profile_pin": pin,
-                "parser_version": parser_version,
-                "facts_json": facts,
-                "media": media,
-            },
-        )
-        results.append(made)
+        results.append(Contribution(ref, block, None, True, media_type, pin, parser_version, facts, media))
     return results
 
 
