@@ -77,6 +77,22 @@ def test_the_early_refusal_counts_the_floor_before_anything_projects() -> None:
     refuse_early(bounds, AssemblyRequest(run_id="r", session_id="s", query="q"), ENV, "")  # fits: no refusal
 
 
+def test_a_codex_item_that_is_neither_a_reference_nor_a_block_is_refused_by_name() -> None:
+    with pytest.raises(AssemblyError) as refused:
+        AssemblyRequest(run_id="r", session_id="s", query="q", codex=["app.py"])  # type: ignore[list-item]
+    assert str(refused.value) == (
+        "codex[0] is a str ('app.py'); the codex takes MaterialRef values and layer CODEX Blocks; "
+        "for a file, pass MaterialRef.for_current(workspace, 'app.py')"
+    )
+    with pytest.raises(AssemblyError, match=r"codex must be a list .* got str 'app\.py'"):
+        AssemblyRequest(run_id="r", session_id="s", query="q", codex="app.py")  # type: ignore[arg-type]
+    with pytest.raises(AssemblyError, match="codex takes layer CODEX Blocks, got KARMA block 'k'"):
+        project_floor([], [block(Layer.KARMA, "k", "x")], [], ENV, no_projector, with_alternates=False)
+    orchestrator = ContextOrchestrator(default_config())
+    with pytest.raises(AssemblyError, match=r"codex\[1\] is a int"):
+        orchestrator.assemble(run_id="r", session_id="s", query="q", codex=[block(Layer.CODEX, "c", "x"), 3])
+
+
 def test_the_request_refuses_what_no_stage_could_use() -> None:
     with pytest.raises(AssemblyError, match="run_id and session_id"):
         AssemblyRequest(run_id="", session_id="s", query="q")

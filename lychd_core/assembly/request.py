@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lychd_core.assembly.environment import Grant
 from lychd_core.assembly.execution import ExecutionProjection
-from lychd_core.blocks import Block
+from lychd_core.blocks import Block, Layer
 from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError
 from lychd_core.families import Compressor
@@ -19,6 +19,27 @@ from lychd_core.history import Message, check_continuation, compact_json
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory import MemoryEvidence, RetrievalPlan
 from lychd_core.projection.materials import MaterialRef
+
+
+def check_codex(codex: Sequence[object]) -> None:
+    """Each Codex item is a material reference or a layer CODEX block; anything else (a bare
+    path string, say) is refused, naming it and what to pass instead."""
+    if isinstance(codex, (str, bytes)) or not isinstance(codex, Sequence):
+        raise AssemblyError(
+            f"codex must be a list of MaterialRef values and layer CODEX Blocks, got {type(codex).__name__} "
+            f"{codex!r:.80}"
+        )
+    for at, item in enumerate(codex):
+        if isinstance(item, MaterialRef):
+            continue
+        if not isinstance(item, Block):
+            hint = f"; for a file, pass MaterialRef.for_current(workspace, {item!r})" if isinstance(item, str) else ""
+            raise AssemblyError(
+                f"codex[{at}] is a {type(item).__name__} ({item!r:.80}); the codex takes MaterialRef "
+                f"values and layer CODEX Blocks{hint}"
+            )
+        if item.layer is not Layer.CODEX:
+            raise AssemblyError(f"codex takes layer CODEX Blocks, got {item.layer.name} block {item.key!r}")
 
 
 @dataclass(frozen=True)
@@ -52,6 +73,7 @@ class AssemblyRequest:
             raise AssemblyError("run_id and session_id must be non-empty")
         if not self.query:
             raise AssemblyError("the query must be non-empty text")
+        check_codex(self.codex)
         if not isinstance(self.history, (list, tuple)):
             raise AssemblyError(f"history must be a list of messages, got {type(self.history).__name__}")
         if self.execution is not None:

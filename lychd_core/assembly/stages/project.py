@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from lychd_core.assembly.bounds import AssemblyBounds, reserve_required
 from lychd_core.assembly.context import Unexplained
 from lychd_core.assembly.floor import Floor
-from lychd_core.assembly.request import AssemblyRequest
+from lychd_core.assembly.request import AssemblyRequest, check_codex
 from lychd_core.blocks import Block, Layer
 from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError
@@ -83,6 +83,7 @@ def project_floor(
     """Project the material references and order every floor block; ``projector`` is asked
     for only when there is material to project."""
     check_layers(identity, karma)
+    check_codex(codex)
     refs = [item for item in codex if isinstance(item, MaterialRef)]
     contributions = projector().project_many(refs, progress=progress) if refs else []
     alternates = structure_alternates(projector(), contributions) if contributions and with_alternates else {}
@@ -92,8 +93,6 @@ def project_floor(
     projected = iter(contributions)
     for item in codex:
         if isinstance(item, Block):
-            if item.layer is not Layer.CODEX:
-                raise AssemblyError(f"codex takes layer CODEX Blocks, got {item.layer.name} block {item.key!r}")
             pairs.append((item, True))
             continue
         contribution = next(projected)
