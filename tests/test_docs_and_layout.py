@@ -43,11 +43,16 @@ def test_every_hook_is_documented_with_its_exact_signature(hook: str) -> None:
 
 @pytest.mark.parametrize("hook", HOOKS)
 def test_every_hook_has_a_test(hook: str) -> None:
-    """A test function of the hook's own name, not a mention (a comment once passed this)."""
+    """A top-level test function of the hook's own name (one pytest collects) that names the hook
+    in its code: not a mention in a comment or docstring, not a nested or empty function."""
     wanted = f"test_hook_{hook.removeprefix('lychd_')}"
     tree = ast.parse((ROOT / "tests" / "test_hooks.py").read_text())
-    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
-    assert wanted in defined, f"tests/test_hooks.py has no {wanted}()"
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert wanted in defined, f"tests/test_hooks.py has no top-level {wanted}()"
+    body = defined[wanted].body
+    code = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body
+    named = {n.value for statement in code for n in ast.walk(statement) if isinstance(n, ast.Constant)}
+    assert hook in named, f"{wanted}() never uses the hook {hook!r} in its code"
 
 
 def test_every_config_field_has_description_and_example() -> None:
