@@ -14,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.assembly.bounds import assembly_bounds, reserve_required, with_overrides
+from lychd_core.assembly.compress import (
+    compress_for_assembly,
+    derived_labels,
+    history_messages,
+    placement_of,
+    render_floor,
+    render_history,
+)
 from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.environment import EnvironmentKey, EnvironmentSnapshots, Grant, environment_of
 from lychd_core.assembly.execution import (
@@ -39,14 +47,6 @@ from lychd_core.assembly.nodes import (
 from lychd_core.assembly.tracing import traced_assembly
 from lychd_core.assembly.trim import selected_history_trim
 from lychd_core.blocks import Block, Layer, prefix_digest
-from lychd_core.compression.assembly import (
-    compress_for_assembly,
-    derived_labels,
-    history_messages,
-    placement_of,
-    render_floor,
-    render_history,
-)
 from lychd_core.config import Governors, LychdConfig
 from lychd_core.digests import JsonValue
 from lychd_core.errors import AssemblyError, LeaseError

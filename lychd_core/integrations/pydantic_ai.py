@@ -43,6 +43,7 @@ from lychd_core.assembly.governors import BoundedMessages, request_input_limit, 
 from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
+from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
 from lychd_core.history import Message, check_message, check_messages, iter_groups_newest_first, message_chars
 from lychd_core.integrations.egress import CallLabels
@@ -54,7 +55,6 @@ from lychd_core.privacy import EgressConfig, EgressDecision
 from lychd_core.registry import Registry, get_registry
 from lychd_core.tokens import BoundCounter, CalibrationStore, reference_counter
 from lychd_core.tokens.resolve import resolve_counter
-from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
     "GovernedContext",

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lychd_core.assembly.nodes import floor_node_id, history_node_id, is_codex_node
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.compression.runner import CompressionOutcome, HistoryMessages, PinnedCompressor, compress_graph, pinned
 from lychd_core.compression.validation import ValidatedCompaction, in_play
@@ -50,7 +51,7 @@ def candidate(node: ContextNode) -> bool:
     """Assembly offers settled history groups and optional codex material: what it can render."""
     if node.context_class is ContextClass.HISTORY:
         return True
-    return node.id.startswith(f"L{int(Layer.CODEX)}:") and node.requirement is Requirement.OPTIONAL
+    return is_codex_node(node) and node.requirement is Requirement.OPTIONAL
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,6 @@ def compress_for_assembly(
 
 def history_messages(history: Sequence[Message], groups: Sequence[MessageGroup]) -> HistoryMessages:
     """Each history node's checked messages (the caller's objects, read-only) and their texts."""
-    from lychd_core.assembly.nodes import history_node_id  # assembly imports this module
-
     return {history_node_id(g): (tuple(history[g.start : g.end]), g.texts) for g in groups}
 
 
@@ -180,8 +179,6 @@ def kept_in_order(
 
 def render_floor(floor: Sequence[Block], selected: set[str], compression: AssemblyCompression) -> tuple[Block, ...]:
     """Kept floor blocks in order, a derived block in place of the first of its sources."""
-    from lychd_core.assembly.nodes import floor_node_id  # assembly imports this module
-
     by_id = {floor_node_id(block): block for block in floor}
     kept = kept_in_order(list(by_id), selected, compression)
     return tuple(by_id[node_id] if c is None else derived_block(c) for node_id, c in kept)
