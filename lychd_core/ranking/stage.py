@@ -67,7 +67,7 @@ def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedP
 
 
 def ranking_query(
-    config: LychdConfig, text: str, history: Sequence[Message], floor: Sequence[Block], required: Sequence[bool]
+    config: LychdConfig, text: str, history: Sequence[Message], floor: Sequence[Placement]
 ) -> RankingQuery:
     """The query ranking sees: its text, the newest history messages' text, the required files."""
     texts: list[str] = []
@@ -79,7 +79,7 @@ def ranking_query(
             if isinstance(content, str):
                 texts.append(content)
     seed = "\n".join(texts)[-MAX_HISTORY_CHARS:]
-    paths = {b.lineage.source_path for b, req in zip(floor, required, strict=True) if req and b.layer is Layer.CODEX}
+    paths = {p.block.lineage.source_path for p in floor if p.required and p.block.layer is Layer.CODEX}
     return RankingQuery(text=text, history=seed, required_paths=tuple(sorted(p for p in paths if p)))
 
 
@@ -87,8 +87,7 @@ def rank_floor(
     config: LychdConfig,
     registry: Registry,
     query: RankingQuery,
-    floor: Sequence[Block],
-    required: Sequence[bool],
+    floor: Sequence[Placement],
     facts: Mapping[str, JsonValue],
     room: int,
     alternates: Mapping[str, Contribution] | None = None,
@@ -96,7 +95,7 @@ def rank_floor(
     """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
     planned against ``room``, the characters optional material can use. ``alternates``: a
     verbatim block's key -> the structure projection of the same material, its fallback."""
-    plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
+    plain = tuple(floor)
     if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in plain):
         return RankedFloor(plain)  # nothing to rank: the pins are resolved where they are used
     report = rank_or_fallback(weighted_profiles(config, registry), query, _candidates(plain, facts))
