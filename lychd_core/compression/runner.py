@@ -13,14 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lychd_core.compression.errors import CompressorFailedError, MalformedProposalError
 from lychd_core.compression.layouts import ProposalLayouts
 from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
 from lychd_core.compression.validation import ValidatedCompaction, in_play, validate_proposals
 from lychd_core.digests import json_digest
-from lychd_core.errors import HistoryError, LychdError
+from lychd_core.errors import CompressorFailedError, HistoryError, LychdError, MalformedProposalError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
 from lychd_core.graph.gcpause import cyclic_gc_paused

@@ -16,15 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lychd_core.families import MAX_SCORE, RankingCandidate, RankingProfile, RankingQuery, Score
-from lychd_core.graph.gcpause import cyclic_gc_paused
-from lychd_core.ranking.errors import (
+from lychd_core.errors import (
     InvalidScoreError,
     RankingError,
     RankingProfileFailed,
     RankingQueryError,
     UnknownCandidateError,
 )
+from lychd_core.families import MAX_SCORE, RankingCandidate, RankingProfile, RankingQuery, Score
+from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.ranking.terms import bound_word_cache, path_terms, terms
 
 MAX_REASON_CHARS = 300
