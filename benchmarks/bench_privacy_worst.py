@@ -27,8 +27,9 @@ from collections.abc import Callable
 
 from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions
 
+from lychd_core.errors import CutRefused
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import CallProjection, ClosedVocabulary, CutRefused, SealAuthority, local_ref, parse_text
+from lychd_core.privacy import CallProjection, ClosedVocabulary, SealAuthority, local_ref, parse_text
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.prepare import prepare_cut
 

@@ -103,6 +103,25 @@ class Operation(StrEnum):
     PROPOSE_HARNESS_CHANGE = "propose-harness-change"
 
 
+class OmissionReason(StrEnum):
+    """Why a node is not in the plan."""
+
+    HIDDEN = "hidden"
+    """The role's policy (class, provenance or the node's own ``visible_to``) hides it."""
+    HIDDEN_DEPENDENCY = "hidden-dependency"
+    """Something in its dependency closure is hidden, so it cannot be admitted whole."""
+    TOKEN_BUDGET = "token-budget"
+    CHARACTER_LIMIT = "character-limit"
+    BYTE_LIMIT = "byte-limit"
+    NODE_LIMIT = "node-limit"
+    OUTSIDE_TURN_WINDOW = "outside-turn-window"
+    """Admitting its closure would select more history groups than the turn window."""
+    NOT_NEEDED = "not-needed"
+    """A dependency-required node that no selected node depends on."""
+    ALTERNATIVE_SELECTED = "alternative-selected"
+    """Another member of its exclusive group (a resolution of the same material) was selected."""
+
+
 # --- ceilings ---------------------------------------------------------------------
 
 AUTHORITY_CEILING: Mapping[Provenance, Authority] = MappingProxyType(

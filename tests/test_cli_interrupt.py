@@ -23,8 +23,8 @@ import pytest
 from rich.console import Console
 
 from lychd_core.cli.progress import LONG_WORK, progress_bar
-from lychd_core.compression.errors import CompressorFailedError
 from lychd_core.compression.runner import call_compressor
+from lychd_core.errors import CompressorFailedError
 from lychd_core.families import SourceMaterial, Unavailable
 from lychd_core.projection import outcomes, worker
 from tests.support.hostile import distribution

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.compression import CompressorFailedError, NotSmallerError
 from lychd_core.config import LychdConfig, PluginPin, default_config
-from lychd_core.errors import AssemblyError, ContextBudgetExceededError
+from lychd_core.errors import AssemblyError, CompressorFailedError, ContextBudgetExceededError, NotSmallerError
 from lychd_core.families import CompactionProposal, CompactionRequest, PluginFamily, SourceRange
 from lychd_core.history import check_tool_pairing, group_messages
 from lychd_core.projection.materials import MaterialRef

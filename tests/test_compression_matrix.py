@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from lychd_core.compression import (
+from lychd_core.compression import replace
+from lychd_core.errors import (
+    CompactionError,
     ContentBoundError,
     EmptyRangeError,
     ExistingOutputIdError,
@@ -25,9 +27,7 @@ from lychd_core.compression import (
     SelfSourceCycleError,
     SourceDigestMismatchError,
     UnselectedSourceError,
-    replace,
 )
-from lychd_core.errors import CompactionError
 from lychd_core.families import CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement

@@ -10,19 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.compression import MalformedProposalError
 from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.validation import ROOM_REASONS, in_play
 from lychd_core.config import PluginPin
 from lychd_core.digests import canonical_json
-from lychd_core.errors import GraphError, HistoryError, SelectionError
+from lychd_core.errors import GraphError, HistoryError, MalformedProposalError, SelectionError
 from lychd_core.families import CompactionProposal, CompactionRequest, PluginFamily, SourceRange
-from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, TokenBudget, select
+from lychd_core.graph import ContextGraph, ContextNode, TokenBudget, select
 from lychd_core.graph.details import ExplanationMap
 from lychd_core.history import compact_json
 from lychd_core.registry import get_registry, registry_from
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
+from lychd_core.vocabulary import Authority, ContextClass, OmissionReason, Provenance, Requirement, Trust
 from tests.support.conversations import answer, tool_call, tool_return, user
 from tests.test_compression_assembly import big_tool_history, config
 from tests.test_selection_properties import inputs as selection_inputs

@@ -9,10 +9,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.compression import CompressorFailedError
 from lychd_core.compression.runner import compress_graph, pinned
 from lychd_core.compression.semantic import SemanticBudget, SemanticCompressor, SemanticPrompt, SemanticResult
-from lychd_core.errors import CompactionError
+from lychd_core.errors import CompactionError, CompressorFailedError
 from lychd_core.integrations.pydantic_ai_semantic import agent_summarizer
 from lychd_core.labels import PrivacyClass
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Trust

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lychd_core.cli import main
-from lychd_core.privacy import CutReason, CutRefused
+from lychd_core.errors import CutReason, CutRefused
 from tests.support.cuts import FIXTURES, NOW, OWNER, REPORT_LABEL, prepare, projection_of, record_text
 from tests.support.sensitive import SENSITIVE, captured
 

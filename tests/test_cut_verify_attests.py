@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.cli import main
-from lychd_core.cli.cut_chain import CutInputError, parse_chain
+from lychd_core.cli.cut_chain import parse_chain
 from lychd_core.cli.cut_cmd import _profile, _source, verify_stored
 from lychd_core.cli.loading import command_config
-from lychd_core.errors import LychdError
+from lychd_core.errors import CutInputError, CutReason, LychdError
 from lychd_core.inputs import parse_json
-from lychd_core.privacy import ClosedVocabulary, CutReason, TransformationReceipt
+from lychd_core.privacy import ClosedVocabulary, TransformationReceipt
 from tests.support.cuts import FIXTURES, NOW, OWNER
 from tests.support.sensitive import captured
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.assembly.execution import ExecutionProjection, ExecutionProjectionError
+from lychd_core.assembly.execution import ExecutionProjection
 from lychd_core.blocks import Block, Layer
-from lychd_core.errors import ContextBudgetExceededError
+from lychd_core.errors import ContextBudgetExceededError, ExecutionProjectionError
 from lychd_core.labels import PrivacyClass
 from tests.support.compaction import private
 from tests.support.conversations import conversation, tool_call, tool_return

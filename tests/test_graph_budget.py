@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from lychd_core.errors import BudgetError
-from lychd_core.graph import MAX_INT, AccountingOverflowError, SelectionBounds, TokenBudget
+from lychd_core.errors import AccountingOverflowError, BudgetError
+from lychd_core.graph import MAX_INT, SelectionBounds, TokenBudget
 
 
 def test_usable_is_window_minus_reservations() -> None:

@@ -9,17 +9,8 @@ from typing import Any
 
 import pytest
 
-from lychd_core.errors import GraphError
-from lychd_core.graph import (
-    ContextGraph,
-    GraphCycleError,
-    MissingDependencyError,
-    dump_graph,
-    graph_from_json,
-    graph_to_json,
-    load_graph,
-    parse_graph,
-)
+from lychd_core.errors import GraphCycleError, GraphError, MissingDependencyError
+from lychd_core.graph import ContextGraph, dump_graph, graph_from_json, graph_to_json, load_graph, parse_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "graph.json"

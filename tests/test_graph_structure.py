@@ -11,17 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.errors import GraphError
-from lychd_core.graph import (
-    MAX_INT,
-    ContextGraph,
-    ContextNode,
-    DuplicateNodeError,
-    GraphCycleError,
-    MissingDependencyError,
-    UnknownNodeError,
-    precedence_key,
-)
+from lychd_core.errors import DuplicateNodeError, GraphCycleError, GraphError, MissingDependencyError, UnknownNodeError
+from lychd_core.graph import MAX_INT, ContextGraph, ContextNode, precedence_key
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
 from tests.support.graphs import record_ordered_tiers
 

@@ -22,7 +22,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from pydantic import Field
 
 from lychd_core.config import Governors
-from lychd_core.errors import ContextBudgetExceededError, HistoryError
+from lychd_core.errors import ContextBudgetExceededError, EgressRefused, HistoryError
 from lychd_core.history import compact_json
 from lychd_core.integrations import CallLabels
 from lychd_core.integrations.langchain import GovernedMiddleware, governed_pre_model_hook
@@ -30,7 +30,7 @@ from lychd_core.integrations.langchain_wire import from_wire, measured_wire_of, 
 from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.recall import RecallEntry, RecallReceipt
-from lychd_core.privacy import EgressConfig, EgressRefused, EgressTarget
+from lychd_core.privacy import EgressConfig, EgressTarget
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 
@@ -238,8 +238,7 @@ def test_leading_system_messages_are_instructions_and_always_sent() -> None:
 
 
 def test_bad_settings_are_refused_when_the_adapter_is_built() -> None:
-    from lychd_core.errors import BudgetError
-    from lychd_core.privacy import UnknownTargetError
+    from lychd_core.errors import BudgetError, UnknownTargetError
 
     with pytest.raises(UnknownTargetError, match="'nowhere' is not configured"):
         GovernedMiddleware(target="nowhere")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lychd_core.projection.materials import MaterialPermissionError, Workspace
+from lychd_core.errors import MaterialPermissionError
+from lychd_core.projection.materials import Workspace
 from tests.support.hostile import workspace, write
 from tests.test_read_only_stores import lychd, run_restricted
 

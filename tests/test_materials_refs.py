@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import LychdError, MaterialError
+from lychd_core.errors import LychdError, MaterialError, MaterialRefError, MaterialScopeError
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.projection.materials import MaterialRef, MaterialRefError, MaterialScopeError, check_relative_path
+from lychd_core.projection.materials import MaterialRef, check_relative_path
 
 DIGEST = sha256_digest(b"x")
 

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import MaterialError, MediaTypeError
-from lychd_core.projection.materials import (
+from lychd_core.errors import (
     DigestMismatchError,
+    MaterialError,
     MaterialNotFoundError,
-    MaterialRef,
     MaterialScopeError,
     MaterialTooLargeError,
+    MediaTypeError,
     SpecialFileError,
-    Workspace,
 )
+from lychd_core.projection.materials import MaterialRef, Workspace
 
 
 @pytest.fixture

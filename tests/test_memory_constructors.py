@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config
+from lychd_core.errors import CorruptStoreError, InvalidQueryError, NonCanonicalError
 from lychd_core.memory import (
     ExclusionReason,
     MemoryIndex,
@@ -22,7 +23,6 @@ from lychd_core.memory import (
     retrieve,
 )
 from lychd_core.memory.codec import record_from_json, stored_record
-from lychd_core.memory.errors import CorruptStoreError, InvalidQueryError, NonCanonicalError
 from tests.support.memories import memory_record
 
 IDS = st.lists(st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True), min_size=1, max_size=8, unique=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import lychd_core.memory.errors as memory_errors
+import lychd_core.errors as memory_errors
 from lychd_core.memory import ExclusionReason
 from lychd_core.memory.records import ClaimType
 

@@ -6,6 +6,16 @@ from typing import Any
 
 import pytest
 
+from lychd_core.errors import (
+    InvalidTransitionError,
+    ReleaseWithoutReviewError,
+    RevisionConflictError,
+    RevisionRegressionError,
+    ScoreOutOfRangeError,
+    StaleObservationError,
+    TerminalStateError,
+    TombstoneMismatchError,
+)
 from lychd_core.memory import (
     ClaimType,
     LifecycleState,
@@ -20,16 +30,6 @@ from lychd_core.memory import (
     replay,
     review,
     supersede,
-)
-from lychd_core.memory.errors import (
-    InvalidTransitionError,
-    ReleaseWithoutReviewError,
-    RevisionConflictError,
-    RevisionRegressionError,
-    ScoreOutOfRangeError,
-    StaleObservationError,
-    TerminalStateError,
-    TombstoneMismatchError,
 )
 from lychd_core.vocabulary import Provenance
 from tests.support.memories import memory_record

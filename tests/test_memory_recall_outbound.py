@@ -18,18 +18,11 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from lychd_core.config import Governors
-from lychd_core.errors import MemoryStoreError
+from lychd_core.errors import MemoryStoreError, RecallRefusedError
 from lychd_core.integrations import GovernedContext
 from lychd_core.integrations.pydantic_ai_recall import OutboundRecall, reserved_governors
 from lychd_core.memory.lifecycle import supersede
-from lychd_core.memory.recall import (
-    SEMANTIC_GUIDANCE,
-    RecallEntry,
-    RecallReceipt,
-    RecallRefusedError,
-    SemanticEnvelope,
-    resolve_recall,
-)
+from lychd_core.memory.recall import SEMANTIC_GUIDANCE, RecallEntry, RecallReceipt, SemanticEnvelope, resolve_recall
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 

@@ -13,21 +13,21 @@ from hypothesis import strategies as st
 
 import lychd_core.memory
 from lychd_core.digests import canonical_json, json_digest
-from lychd_core.errors import MemoryRecordError
-from lychd_core.memory import ClaimType, Feedback, LifecycleState, MemoryScope, parse_records_json
-from lychd_core.memory.checks import FEATURE_RE, ID_RE
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
     EmptyScopeError,
     EvidenceConflictError,
     InvalidExpiryError,
     InvalidRevisionError,
     InvalidTransitionError,
-    MissingSourceError,
+    MemoryRecordError,
+    MissingSourceEventError,
     NonCanonicalError,
     ScoreOutOfRangeError,
     StaleObservationError,
     UnknownClaimTypeError,
 )
+from lychd_core.memory import ClaimType, Feedback, LifecycleState, MemoryScope, parse_records_json
+from lychd_core.memory.checks import FEATURE_RE, ID_RE
 from lychd_core.vocabulary import Provenance
 from tests.support.memories import memory_record
 
@@ -50,7 +50,7 @@ def test_a_valid_record_is_immutable_and_digested() -> None:
     ("changes", "error"),
     [
         ({"scope": MemoryScope()}, EmptyScopeError),
-        ({"source_events": ()}, MissingSourceError),
+        ({"source_events": ()}, MissingSourceEventError),
         ({"supporting": ("e1",), "contradicting": ("e1",)}, EvidenceConflictError),
         ({"features": (("a", 1), ("a", 2))}, NonCanonicalError),
         ({"features": [("a", 1), ("a", True)]}, NonCanonicalError),

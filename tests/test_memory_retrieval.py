@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lychd_core.errors import LychdError
+from lychd_core.errors import InvalidQueryError, LychdError, ScoreOutOfRangeError, UnknownMemoryError
 from lychd_core.memory import (
     FILTER_ORDER,
     ClaimType,
@@ -26,7 +26,6 @@ from lychd_core.memory import (
     review,
     supersede,
 )
-from lychd_core.memory.errors import InvalidQueryError, ScoreOutOfRangeError, UnknownMemoryError
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Authority, ContextClass, Operation, Provenance, Trust
 from tests.support.memories import memory_record

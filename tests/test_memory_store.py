@@ -9,7 +9,23 @@ from typing import Any
 
 import pytest
 
-from lychd_core.errors import MemoryStoreError
+from lychd_core.errors import (
+    CorruptStoreError,
+    ForeignDatabaseError,
+    ForgottenMemoryError,
+    MemoryStoreError,
+    ReleaseWithoutReviewError,
+    RevisionConflictError,
+    RevisionRegressionError,
+    StaleObservationError,
+    StoreClosedError,
+    StoreLockedError,
+    StoreMissingError,
+    StoreVersionError,
+    TerminalStateError,
+    TombstoneMismatchError,
+    UnknownMemoryError,
+)
 from lychd_core.memory import (
     ClaimType,
     MemoryIndex,
@@ -22,22 +38,6 @@ from lychd_core.memory import (
     quarantine,
     release,
     review,
-)
-from lychd_core.memory.errors import (
-    CorruptStoreError,
-    ForeignDatabaseError,
-    ForgottenMemoryError,
-    ReleaseWithoutReviewError,
-    RevisionConflictError,
-    RevisionRegressionError,
-    StaleObservationError,
-    StoreClosedError,
-    StoreLockedError,
-    StoreMissingError,
-    StoreVersionError,
-    TerminalStateError,
-    TombstoneMismatchError,
-    UnknownMemoryError,
 )
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.stores.sqlite.memory_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, apply_migrations

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.cli import main
+from lychd_core.errors import NonCanonicalError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory import MemoryRecord, MemoryScope
-from lychd_core.memory.errors import NonCanonicalError
 from tests.support.hostile import example_records
 
 

@@ -34,7 +34,7 @@ from openai.types.responses import (
 )
 
 from lychd_core.config import Governors
-from lychd_core.errors import ContextBudgetExceededError, HistoryError
+from lychd_core.errors import ContextBudgetExceededError, EgressRefused, HistoryError
 from lychd_core.history import compact_json
 from lychd_core.integrations import CallLabels
 from lychd_core.integrations.openai_agents import GovernedInputFilter
@@ -42,7 +42,7 @@ from lychd_core.integrations.openai_agents_wire import from_wire, to_wire
 from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.recall import RecallEntry, RecallReceipt
-from lychd_core.privacy import EgressConfig, EgressRefused, EgressTarget
+from lychd_core.privacy import EgressConfig, EgressTarget
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 

@@ -10,18 +10,15 @@ from lychd_closed_diagnostic import PROFILE
 from lychd_closed_diagnostic.profile import ClosedDiagnosticOptions
 
 from lychd_core.digests import canonical_json
+from lychd_core.errors import CutReason, CutRefused, DisclosurePlanError, VocabularyError
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
     ClosedVocabulary,
-    CutReason,
-    CutRefused,
-    DisclosurePlanError,
     EgressConfig,
     EgressGate,
     EgressTarget,
     SealAuthority,
-    VocabularyError,
     verify_cut,
 )
 from lychd_core.privacy.prepare import Censored, cut_policy_digest, prepare_cut
@@ -256,7 +253,7 @@ def test_the_gate_admits_the_sealed_candidate_though_its_source_is_refused() -> 
 
 
 def test_substitution_replay_expiry_and_restart_refuse() -> None:
-    from lychd_core.privacy import SealReason, SealRefused
+    from lychd_core.errors import SealReason, SealRefused
 
     authority = SealAuthority()
     prepared = prepare(report_projection(), authority)

@@ -9,17 +9,9 @@ from hypothesis import strategies as st
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.blocks import Block, Layer
 from lychd_core.config import default_config, parse_config
-from lychd_core.errors import ConfigError
+from lychd_core.errors import ConfigError, EgressRefused, UnknownTargetError
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import (
-    EgressConfig,
-    EgressGate,
-    EgressRefused,
-    EgressTarget,
-    UnknownTargetError,
-    decide_egress,
-    label_problems,
-)
+from lychd_core.privacy import EgressConfig, EgressGate, EgressTarget, decide_egress, label_problems
 
 PUBLIC = PrivatizationLabel.public("p")
 INTERNAL = PrivatizationLabel(privacy_class=PrivacyClass.INTERNAL, weight=0, lineage_known=True)

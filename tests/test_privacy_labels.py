@@ -207,7 +207,8 @@ def test_memory_evidence_labels_join_into_the_context() -> None:
 
 
 def test_a_producer_names_exact_contributors_instead_of_the_whole_context() -> None:
-    from lychd_core.privacy import UnknownContributorError, contributors_label
+    from lychd_core.errors import UnknownContributorError
+    from lychd_core.privacy import contributors_label
 
     private = PrivatizationLabel(privacy_class=PrivacyClass.PRIVATE, weight=9, lineage_known=True)
     nodes = {"readme": PrivatizationLabel.public("r"), "secret": private, "query": PrivatizationLabel.public("q")}

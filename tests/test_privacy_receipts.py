@@ -11,13 +11,8 @@ import pytest
 from lychd_closed_diagnostic import PROFILE, import_report
 
 from lychd_core.digests import canonical_json
-from lychd_core.privacy import (
-    CutReason,
-    ReceiptError,
-    SealAuthority,
-    TransformationReceipt,
-    verify_cut,
-)
+from lychd_core.errors import CutReason, ReceiptError
+from lychd_core.privacy import SealAuthority, TransformationReceipt, verify_cut
 from lychd_core.privacy.prepare import prepare_cut
 from tests.support.cuts import (
     FIXTURES,

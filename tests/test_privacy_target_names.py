@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from lychd_core.cli import main
 from lychd_core.config import default_config
+from lychd_core.errors import UnknownTargetError
 from lychd_core.integrations import GovernedContext
-from lychd_core.privacy import EgressConfig, EgressGate, EgressTarget, UnknownTargetError
+from lychd_core.privacy import EgressConfig, EgressGate, EgressTarget
 
 CONFIG = EgressConfig(default_target="local", targets={"hosted": EgressTarget(remote=True)})
 

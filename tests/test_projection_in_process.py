@@ -12,10 +12,11 @@ from lychd_verbatim import PROFILE as VERBATIM
 from pydantic import BaseModel, ConfigDict
 
 from lychd_core.config import default_config, parse_config
+from lychd_core.errors import RequiredMaterialUnavailable
 from lychd_core.families import PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.projection import pool
 from lychd_core.projection.materials import MaterialRef, Workspace
-from lychd_core.projection.projector import Projector, RequiredMaterialUnavailable
+from lychd_core.projection.projector import Projector
 from lychd_core.registry import registry_from
 from lychd_core.stores.sqlite.cache import ProjectionCache
 

@@ -16,17 +16,21 @@ from pydantic import BaseModel, ConfigDict
 from lychd_core.blocks import Layer
 from lychd_core.config import default_config, parse_config
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import LychdError, MediaTypeError, RevisionMismatchError, UnknownPluginError
+from lychd_core.errors import (
+    DigestMismatchError,
+    LychdError,
+    MaterialScopeError,
+    MediaTypeError,
+    ProfileMismatchError,
+    RequiredMaterialUnavailable,
+    RevisionMismatchError,
+    UnknownPluginError,
+)
 from lychd_core.families import PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.projection.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
+from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.outcomes import check_outcome
-from lychd_core.projection.projector import (
-    Contribution,
-    ProfileMismatchError,
-    Projector,
-    RequiredMaterialUnavailable,
-)
+from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.registry import registry_from
 
 

@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
 from lychd_core.config import default_config, parse_config
+from lychd_core.errors import RequiredMaterialUnavailable
 from lychd_core.families import PluginFamily, Projected, SourceMaterial
 from lychd_core.projection.materials import MaterialRef, Workspace
-from lychd_core.projection.projector import Projector, RequiredMaterialUnavailable
+from lychd_core.projection.projector import Projector
 from lychd_core.registry import registry_from
 from tests.support.hostile import distribution, run_subprocess, workspace, write
 

@@ -33,8 +33,8 @@ from pydantic_ai.usage import RequestUsage
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.config import Governors
-from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.integrations import FloorBlockError, GovernedContext, OutboundBound, from_wire, to_wire
+from lychd_core.errors import ContextBudgetExceededError, FloorBlockError
+from lychd_core.integrations import GovernedContext, OutboundBound, from_wire, to_wire
 
 WINDOW = 4_000
 RESERVE = 500

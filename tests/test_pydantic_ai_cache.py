@@ -16,8 +16,8 @@ from pydantic_ai.usage import RequestUsage
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.config import Governors, default_config, parse_config
+from lychd_core.errors import RequestInputLimitError
 from lychd_core.integrations import GovernedContext, OutboundBound
-from lychd_core.integrations.pydantic_ai import RequestInputLimitError
 from lychd_core.integrations.pydantic_ai_cache import cache_floor
 from lychd_core.registry import get_registry
 from lychd_core.tokens import CalibrationStore

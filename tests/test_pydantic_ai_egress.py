@@ -14,9 +14,10 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.config import default_config
+from lychd_core.errors import EgressRefused, UnknownTargetError
 from lychd_core.integrations import CallLabels, GovernedContext
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import EgressConfig, EgressDecision, EgressRefused, EgressTarget, UnknownTargetError
+from lychd_core.privacy import EgressConfig, EgressDecision, EgressTarget
 
 PUBLIC = PrivatizationLabel.public("caller")
 PRIVATE = PrivatizationLabel(privacy_class=PrivacyClass.PRIVATE, weight=0, lineage_known=True)

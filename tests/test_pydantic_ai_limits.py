@@ -20,8 +20,8 @@ from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.config import AssemblyConfig, Governors, default_config
-from lychd_core.errors import BudgetError, ContextBudgetExceededError, LychdError
-from lychd_core.integrations import GovernedContext, RequestInputLimitError, request_usage_limits
+from lychd_core.errors import BudgetError, ContextBudgetExceededError, LychdError, RequestInputLimitError
+from lychd_core.integrations import GovernedContext, request_usage_limits
 
 WINDOW = 4_000
 RESERVE = 1_000

@@ -20,8 +20,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core.blocks import Block, Layer
-from lychd_core.errors import BlockError, HistoryError, LychdError
-from lychd_core.integrations import FloorBlockError, from_wire, render_floor, to_wire
+from lychd_core.errors import BlockError, FloorBlockError, HistoryError, LychdError
+from lychd_core.integrations import from_wire, render_floor, to_wire
 
 
 def tool_then_text(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

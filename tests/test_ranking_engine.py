@@ -11,20 +11,16 @@ from hypothesis import strategies as st
 from lychd_ranking import LexicalProfile, SymbolGraphProfile
 from pydantic import BaseModel, ConfigDict
 
-from lychd_core.errors import PluginValidationError
-from lychd_core.families import MAX_SCORE, PluginFamily, RankingCandidate, RankingQuery, Score
-from lychd_core.plugins import host
-from lychd_core.ranking import (
+from lychd_core.errors import (
     InvalidScoreError,
+    PluginValidationError,
     RankingProfileFailed,
     RankingQueryError,
     UnknownCandidateError,
-    WeightedProfile,
-    rank,
-    rank_or_fallback,
-    split_identifier,
-    terms,
 )
+from lychd_core.families import MAX_SCORE, PluginFamily, RankingCandidate, RankingQuery, Score
+from lychd_core.plugins import host
+from lychd_core.ranking import WeightedProfile, rank, rank_or_fallback, split_identifier, terms
 from lychd_core.registry import build_registry, registry_from
 
 

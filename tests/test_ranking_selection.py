@@ -10,7 +10,6 @@ from lychd_core.errors import GraphError
 from lychd_core.graph import (
     ContextGraph,
     ContextNode,
-    OmissionReason,
     SelectionBounds,
     TokenBudget,
     graph_from_json,
@@ -19,7 +18,7 @@ from lychd_core.graph import (
     select,
 )
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
+from lychd_core.vocabulary import Authority, ContextClass, OmissionReason, Provenance, Requirement, Trust
 
 WRITER = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
 

@@ -14,20 +14,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from lychd_core.config import default_config
+from lychd_core.errors import LeaseExpired, RehydratedFlowRefused, RehydrationRefused, RejectReason
 from lychd_core.privacy import EgressGate, SealAuthority
 from lychd_core.privacy.reversible import PreparedReversibleCut
-from lychd_core.privacy.vault import (
-    ClaimRequest,
-    LeaseExpired,
-    LeaseState,
-    RehydratedFlowRefused,
-    RehydrationRefused,
-    RejectReason,
-    Sink,
-    Vault,
-    rehydrate,
-    return_digest,
-)
+from lychd_core.privacy.vault import ClaimRequest, LeaseState, Sink, Vault, rehydrate, return_digest
 from tests.support.cuts import NOW, OWNER, report_projection
 from tests.support.reversible import SCHEMA, SLOT_TOKEN, Triage, open_vault, prepare_reversible, slot_tokens
 from tests.support.sensitive import captured

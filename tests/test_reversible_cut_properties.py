@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.privacy import CutRefused
+from lychd_core.errors import CutRefused
 from lychd_core.privacy.pseudonyms import TOKEN_RE
 from lychd_core.privacy.vault import ClaimRequest, Sink, rehydrate, return_digest
 from tests.support.cuts import projection_of, record_text

@@ -12,10 +12,11 @@ import pytest
 from lychd_closed_diagnostic import PROFILE, REVERSIBLE_PROFILE
 
 from lychd_core.digests import canonical_json
-from lychd_core.privacy import CutReason, CutRefused, PrivacyCut, SealAuthority, verify_cut
+from lychd_core.errors import CutReason, CutRefused, DurabilityRefused, LeaseStateError, NonceReuseError
+from lychd_core.privacy import PrivacyCut, SealAuthority, verify_cut
 from lychd_core.privacy.prepare import prepare_cut
 from lychd_core.privacy.pseudonyms import ReversalSpec
-from lychd_core.privacy.vault import DurabilityRefused, LeaseStateError, NonceReuseError, SensitiveValue, Vault
+from lychd_core.privacy.vault import SensitiveValue, Vault
 from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens
 from tests.support.cuts import NOW, OPTIONS, OWNER, VOCABULARY, plan_for, projection_of, record_text, report_projection
 from tests.support.reversible import OPTIONS as REVERSIBLE_OPTIONS

@@ -9,21 +9,16 @@ import pytest
 from lychd_roles import StandardRoles, StandardRolesOptions
 
 from lychd_core.digests import canonical_json
-from lychd_core.errors import BudgetError, SelectionError
-from lychd_core.graph import (
-    MAX_INT,
+from lychd_core.errors import (
     AccountingOverflowError,
-    ContextGraph,
-    OmissionReason,
+    BudgetError,
     RequiredHiddenError,
     RequiredOverBudgetError,
-    SelectionBounds,
-    SelectionReason,
-    TokenBudget,
-    select,
+    SelectionError,
 )
+from lychd_core.graph import MAX_INT, ContextGraph, SelectionBounds, SelectionReason, TokenBudget, select
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Provenance, Trust
+from lychd_core.vocabulary import OmissionReason, Provenance, Trust
 from tests.support.graphs import EVERYTHING, C, R, budget, history_chain, node, user
 
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from lychd_core.graph import ContextGraph, OmissionReason, SelectionBounds, select
+from lychd_core.graph import ContextGraph, SelectionBounds, select
 from lychd_core.graph import selection as selection_module
+from lychd_core.vocabulary import OmissionReason
 from tests.support.graphs import EVERYTHING, C, R, budget, history_chain, node, record_ordered_tiers
 
 

@@ -13,13 +13,12 @@ from lychd_core.graph import (
     Explanation,
     HiddenBy,
     HiddenRule,
-    OmissionReason,
     SelectionBounds,
     SelectionReason,
     select,
 )
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import ContextClass, Provenance, Trust
+from lychd_core.vocabulary import ContextClass, OmissionReason, Provenance, Trust
 from tests.support.graphs import EVERYTHING, C, R, budget, node
 
 

@@ -15,15 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.digests import canonical_json
-from lychd_core.errors import SelectionError
+from lychd_core.errors import RequiredHiddenError, RequiredOverBudgetError, SelectionError
 from lychd_core.graph import (
     BOUND_ORDER,
     ContextGraph,
     ContextNode,
     Explanation,
-    OmissionReason,
-    RequiredHiddenError,
-    RequiredOverBudgetError,
     SelectionBounds,
     SelectionPlan,
     SelectionReason,
@@ -39,6 +36,7 @@ from lychd_core.vocabulary import (
     TRUST_CEILING,
     Authority,
     ContextClass,
+    OmissionReason,
     Provenance,
     Requirement,
     Trust,

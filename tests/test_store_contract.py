@@ -9,8 +9,7 @@ import psycopg
 import pytest
 
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import ProjectionCacheError
-from lychd_core.memory.errors import ForeignDatabaseError, StoreConnectionError, StoreVersionError
+from lychd_core.errors import ForeignDatabaseError, ProjectionCacheError, StoreConnectionError, StoreVersionError
 from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import detect_media_type

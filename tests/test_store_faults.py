@@ -18,7 +18,7 @@ import pytest
 
 from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest, text_digest
-from lychd_core.memory.errors import StoreConnectionError
+from lychd_core.errors import StoreConnectionError
 from lychd_core.memory.lifecycle import review
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector

@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 from lychd_core.cli import main
 from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest, text_digest
-from lychd_core.errors import ProjectionCacheError
+from lychd_core.errors import CorruptStoreError, ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.memory.codec import stored_record
-from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector

@@ -17,10 +17,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.config import Governors, default_config
-from lychd_core.errors import ContextBudgetExceededError
+from lychd_core.errors import ContextBudgetExceededError, EgressRefused
 from lychd_core.integrations import CallLabels
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.privacy import EgressConfig, EgressRefused, EgressTarget
+from lychd_core.privacy import EgressConfig, EgressTarget
 from lychd_core.telemetry import SPAN_NAME, assembly_span
 from lychd_core.telemetry import spans as spans_module
 from tests.support.conversations import answer, tool_call, tool_return, user

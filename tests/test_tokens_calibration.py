@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config, parse_config
+from lychd_core.errors import CalibrationError
 from lychd_core.registry import get_registry
-from lychd_core.tokens import CalibrationError, CalibrationStore, learned
+from lychd_core.tokens import CalibrationStore, learned
 from lychd_core.tokens.calibration import CALIBRATION_FILE, count_with
 from lychd_core.tokens.resolve import resolve_counter
 

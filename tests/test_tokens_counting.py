@@ -16,13 +16,14 @@ from lychd_core.errors import (
     ContextBudgetExceededError,
     PluginValidationError,
     RevisionMismatchError,
+    TokenCountError,
     UnknownPluginError,
 )
 from lychd_core.families import PluginFamily, TokenCountKind
 from lychd_core.hookspecs import hookimpl
 from lychd_core.plugins import PluginHost, PluginSource
 from lychd_core.registry import build_registry, get_registry, registry_from
-from lychd_core.tokens import REFERENCE_PIN, BoundCounter, TokenCountError, parse_pin, reference_counter
+from lychd_core.tokens import REFERENCE_PIN, BoundCounter, parse_pin, reference_counter
 from lychd_core.tokens.resolve import resolve_counter
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.privacy.vault import NonceReuseError, VaultIntegrityError
+from lychd_core.errors import NonceReuseError, VaultIntegrityError
 from lychd_core.privacy.vault.aead import open_into, seal
 from tests.support.vaults import new_lease, open_vault
 

@@ -17,16 +17,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lychd_core.privacy.vault import (
+from lychd_core.errors import (
     ClaimConflict,
-    HardeningReport,
-    LeaseState,
+    KeyStoreError,
+    KeyStoreExposed,
+    KeyStoreMissing,
     ReversibleCutsDisabled,
-    Vault,
     VaultIntegrityError,
-    rehydrate,
 )
-from lychd_core.privacy.vault.errors import KeyStoreError, KeyStoreExposed, KeyStoreMissing
+from lychd_core.privacy.vault import HardeningReport, LeaseState, Vault, rehydrate
 from lychd_core.privacy.vault.hardening import HardeningCheck
 from tests.support.vaults import SCHEMA, Clock, claim_for, model_return, new_lease, open_vault, tokens_of
 

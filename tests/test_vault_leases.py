@@ -7,21 +7,17 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from lychd_core.privacy.vault import (
+from lychd_core.errors import (
     ClaimConflict,
     DurabilityRefused,
-    HardeningCheck,
-    HardeningReport,
     LeaseExpired,
     LeaseNotFound,
-    LeaseState,
     LeaseStateError,
     MapTooLarge,
     ReversibleCutsDisabled,
-    SensitiveValue,
     VaultStoreError,
-    rehydrate,
 )
+from lychd_core.privacy.vault import HardeningCheck, HardeningReport, LeaseState, SensitiveValue, rehydrate
 from tests.support.vaults import (
     SCHEMA,
     T0,

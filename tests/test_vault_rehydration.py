@@ -9,18 +9,15 @@ from typing import Any
 import pytest
 
 from lychd_core.digests import json_digest
-from lychd_core.privacy.vault import (
+from lychd_core.errors import (
     ClaimConflict,
-    LeaseState,
     LeaseStateError,
     LeaseUnrecoverable,
     RehydratedFlowRefused,
     RehydrationRefused,
     RejectReason,
-    Sink,
-    Vault,
-    rehydrate,
 )
+from lychd_core.privacy.vault import LeaseState, Sink, Vault, rehydrate
 from lychd_core.privacy.vault.rehydrate import REHYDRATED_CONSTRAINTS
 from tests.support.vaults import (
     EMAIL,

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.privacy.vault import LeaseState, RehydrationRefused, RejectReason, Sink, Vault, rehydrate
+from lychd_core.errors import RehydrationRefused, RejectReason
+from lychd_core.privacy.vault import LeaseState, Sink, Vault, rehydrate
 from tests.support.vaults import EMAIL, OWNER, SCHEMA, claim_for, new_lease, open_vault, tokens_of
 
 MARKED = {"$.owner": "owner", "$.findings[*].contact": "email"}

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.cli.vault_cmd import read_return
+from lychd_core.errors import VaultError, VaultInputError
 from lychd_core.inputs import MAX_DEPTH
-from lychd_core.privacy.vault import Vault, VaultInputError, rehydrate, return_digest
-from lychd_core.privacy.vault.errors import VaultError
+from lychd_core.privacy.vault import Vault, rehydrate, return_digest
 from lychd_core.privacy.vault.returns import check_return
 from tests.support.vaults import SCHEMA, claim_for, model_return, new_lease, open_vault, tokens_of
 

@@ -12,15 +12,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
-from lychd_core.privacy.vault import (
-    ClaimConflict,
-    LeaseExpired,
-    LeaseState,
-    LeaseStateError,
-    RehydrationRefused,
-    RejectReason,
-    rehydrate,
-)
+from lychd_core.errors import ClaimConflict, LeaseExpired, LeaseStateError, RehydrationRefused, RejectReason
+from lychd_core.privacy.vault import LeaseState, rehydrate
 from tests.support.vaults import SCHEMA, Clock, claim_for, cut_binding, model_return, new_lease, open_vault, tokens_of
 
 ACTIVE, CLAIMED, CONSUMED, EXPIRED, REVOKED = (

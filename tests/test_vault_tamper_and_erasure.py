@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lychd_core.privacy.vault import (
-    LeaseState,
-    LeaseUnrecoverable,
-    Vault,
-    VaultIntegrityError,
-    rehydrate,
-)
+from lychd_core.errors import LeaseUnrecoverable, VaultIntegrityError
+from lychd_core.privacy.vault import LeaseState, Vault, rehydrate
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, mac_key
 from tests.support.vaults import SCHEMA, claim_for, model_return, new_lease, open_vault, tokens_of
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import LeaseStateError
 from lychd_core.privacy import LOCAL, EgressTarget, label_problems
-from lychd_core.privacy.vault import CutBinding, LeaseStateError, Sink, rehydrate
+from lychd_core.privacy.vault import CutBinding, Sink, rehydrate
 from tests.support import vaults
 from tests.support.cuts import prepare, report_projection
 from tests.support.vaults import SCHEMA, claim_for, lease_request, model_return, open_vault, tokens_of

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from lychd_core.assembly.nodes import NodeKind, Tokens, make_node
 from lychd_core.blocks import Omission
 from lychd_core.digests import json_digest
-from lychd_core.errors import AssemblyError
+from lychd_core.errors import ExecutionProjectionError
 from lychd_core.graph import ContextNode
 from lychd_core.history import compact_json
 from lychd_core.labels import PrivatizationLabel
@@ -28,10 +28,6 @@ from lychd_core.vocabulary import Authority, ContextClass, Provenance, Trust
 PRIORITY_EXECUTION = 15
 STATE = NodeKind(Provenance.APPLICATION, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.SOURCE)
 OBSERVATION = NodeKind(Provenance.TOOL, Authority.NON_AUTHORITATIVE, Trust.CONSTRAINED, ContextClass.TOOL_OUTPUT)
-
-
-class ExecutionProjectionError(AssemblyError):
-    """An Execution Projection is malformed: no placement, duplicate keys, over its own bound."""
 
 
 class ExecutionItem(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
-from lychd_core.errors import BlockError
+from lychd_core.errors import FloorBlockError
 from lychd_core.ranking.stage import Placement
 
 BLOCK_SEPARATOR = "\n\n"
@@ -57,10 +57,6 @@ class Floor:
             if entry.required:
                 parts[entry.block.layer.name.lower()] += len(entry.block.text)
         return parts
-
-
-class FloorBlockError(BlockError):
-    """A block offered as floor text is not a floor block, is out of order or repeats a key."""
 
 
 def block_opening(block: Block) -> str:

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lychd_core.assembly import AssembledContext, Unexplained
-from lychd_core.graph import ContextNode, OmissionReason
+from lychd_core.graph import ContextNode
 from lychd_core.ranking import NodeRanking, node_rankings
-from lychd_core.vocabulary import ContextClass, Requirement
+from lychd_core.vocabulary import ContextClass, OmissionReason, Requirement
 
 PARTS = ("instructions", "codex", "environment", "memory", "compaction", "history", "continuation", "query", "other")
 """The parts of a context, in the order the budget bar shows them."""

@@ -19,17 +19,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lychd_core.errors import LychdError
+from lychd_core.errors import CutInputError, LychdError
 from lychd_core.inputs import parse_json, read_input_bytes
 from lychd_core.privacy import CallProjection, CutVerification, DisclosurePlan, TransformationReceipt
 from lychd_core.privacy.prepare import PreparedCut
 
 MAX_CHAIN_BYTES = 512 * 1024 * 1024
 _PARTS = frozenset({"plan", "receipts", "verification", "candidate"})
-
-
-class CutInputError(LychdError, ValueError):
-    """A cut command's inputs (report, stored chain, format, profile) are unusable."""
 
 
 @dataclass(frozen=True, slots=True)

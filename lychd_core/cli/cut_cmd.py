@@ -17,19 +17,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lychd_core.cli.cut_chain import CutInputError, StoredChain, read_chain, write_chain
+from lychd_core.cli.cut_chain import StoredChain, read_chain, write_chain
 from lychd_core.cli.cut_lease import check_stored_lease, prepare_with_lease
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig, validation_problems
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import ConfigError
+from lychd_core.errors import ConfigError, CutInputError, CutReason
 from lychd_core.families import PluginFamily
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
     ClosedVocabulary,
-    CutReason,
     CutVerification,
     SealAuthority,
     TransformationReceipt,

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lychd_core.config import LychdConfig
-from lychd_core.errors import LychdError
+from lychd_core.errors import LeaseInputError, LychdError
 from lychd_core.inputs import parse_json, read_input_bytes
 from lychd_core.privacy import (
     CallProjection,
@@ -49,10 +49,6 @@ def open_vault(config: LychdConfig, root: Path, clock: Callable[[], int] | None 
 def vault_hardening(config: LychdConfig) -> HardeningReport:
     """This process's hardening report, with ``mlockall`` when the pinned profile's options ask for it."""
     return harden_process(lock_all_memory=_vault_option(config, "lock_all_memory"))
-
-
-class LeaseInputError(LychdError, ValueError):
-    """A reversible preparation lacks (or was given unusable) lease inputs."""
 
 
 MAX_SCHEMA_BYTES = 1024 * 1024

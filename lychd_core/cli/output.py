@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from lychd_core.errors import LychdError
+from lychd_core.errors import OutputFileError
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -37,10 +37,6 @@ def add_json_flag(parser: Any) -> None:
 def plain(text: str) -> str:
     """Escape rich markup in text that comes from data."""
     return escape(text)
-
-
-class OutputFileError(LychdError, ValueError):
-    """``--output FILE`` cannot be written: its folder is missing, or it names a directory or special file."""
 
 
 def write_output(target: Path, text: str) -> None:

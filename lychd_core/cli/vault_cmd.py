@@ -14,15 +14,9 @@ from lychd_core.cli.cut_lease import open_vault, read_schema, vault_hardening
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.config import LychdConfig
+from lychd_core.errors import VaultInputError
 from lychd_core.inputs import parse_json, read_input_bytes
-from lychd_core.privacy.vault import (
-    ClaimRequest,
-    Sink,
-    Vault,
-    VaultInputError,
-    rehydrate,
-    return_digest,
-)
+from lychd_core.privacy.vault import ClaimRequest, Sink, Vault, rehydrate, return_digest
 
 
 def add_parser(subparsers: Any) -> None:

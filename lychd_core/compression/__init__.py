@@ -8,7 +8,11 @@ from lychd_core.lazy import lazy_attribute
 
 if TYPE_CHECKING:
     from lychd_core.compression.derived import derived_label, derived_trust, derived_visibility
-    from lychd_core.compression.errors import (
+    from lychd_core.compression.protection import PROTECTED_CLASSES, protection
+    from lychd_core.compression.receipts import CompactionReceipt
+    from lychd_core.compression.replacement import replace
+    from lychd_core.compression.validation import ValidatedCompaction, validate_proposal, validate_proposals
+    from lychd_core.errors import (
         CompressorFailedError,
         ContentBoundError,
         EmptyRangeError,
@@ -28,14 +32,10 @@ if TYPE_CHECKING:
         SourceDigestMismatchError,
         UnselectedSourceError,
     )
-    from lychd_core.compression.protection import PROTECTED_CLASSES, protection
-    from lychd_core.compression.receipts import CompactionReceipt
-    from lychd_core.compression.replacement import replace
-    from lychd_core.compression.validation import ValidatedCompaction, validate_proposal, validate_proposals
 
 _EXPORTS = {
     "lychd_core.compression.derived": "derived_label derived_trust derived_visibility",
-    "lychd_core.compression.errors": (
+    "lychd_core.errors": (
         "CompressorFailedError ContentBoundError EmptyRangeError ExistingOutputIdError GraphDriftError "
         "HiddenSourceError MalformedProposalError MissingSourceError MixedClassesError NotSmallerError "
         "OverlappingRangesError PolicyMismatchError ProtectedSourceError RangeBeyondContentError "

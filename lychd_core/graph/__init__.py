@@ -1,13 +1,15 @@
 """The context graph: nodes, validation, budget, selection with explanations, render plans."""
 
-from lychd_core.graph.budget import (
-    MAX_INT,
+from lychd_core.errors import (
     AccountingOverflowError,
-    BudgetAccounting,
-    SelectionBounds,
-    TokenBudget,
+    DuplicateNodeError,
+    GraphCycleError,
+    MissingDependencyError,
+    RequiredHiddenError,
+    RequiredOverBudgetError,
+    UnknownNodeError,
 )
-from lychd_core.graph.errors import RequiredHiddenError, RequiredOverBudgetError
+from lychd_core.graph.budget import MAX_INT, BudgetAccounting, SelectionBounds, TokenBudget
 from lychd_core.graph.explain import (
     BOUND_ORDER,
     Amounts,
@@ -16,22 +18,16 @@ from lychd_core.graph.explain import (
     Explanation,
     HiddenBy,
     HiddenRule,
-    OmissionReason,
     SelectionPlan,
     SelectionReason,
 )
-from lychd_core.graph.graph import (
-    ContextGraph,
-    DuplicateNodeError,
-    GraphCycleError,
-    MissingDependencyError,
-    UnknownNodeError,
-)
+from lychd_core.graph.graph import ContextGraph
 from lychd_core.graph.jsonio import dump_graph, graph_from_json, graph_to_json, load_graph, parse_graph
 from lychd_core.graph.nodes import MAX_CONTENT_BYTES, ContextNode
 from lychd_core.graph.precedence import precedence_key
 from lychd_core.graph.render import MessageRole, RenderPlan, RenderSegment, render, render_key
 from lychd_core.graph.selection import select, visible
+from lychd_core.vocabulary import OmissionReason
 
 __all__ = [
     "BOUND_ORDER",

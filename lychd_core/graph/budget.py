@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lychd_core.errors import BudgetError
+from lychd_core.errors import AccountingOverflowError, BudgetError
 
 MAX_INT = 2**63 - 1
 """Largest value of any budget, bound, estimate or sum."""
-
-
-class AccountingOverflowError(BudgetError):
-    """A sum of estimates or reservations exceeds ``MAX_INT``."""
 
 
 def checked_int(name: str, value: object, *, minimum: int) -> int:

@@ -7,20 +7,11 @@ from dataclasses import dataclass, field
 
 from lychd_core.errors import SelectionError
 from lychd_core.graph.budget import MAX_INT
-from lychd_core.graph.explain import (
-    Amounts,
-    Bound,
-    ClosureNeeds,
-    Explanation,
-    HiddenBy,
-    HiddenRule,
-    OmissionReason,
-    SelectionReason,
-)
+from lychd_core.graph.explain import Amounts, Bound, ClosureNeeds, Explanation, HiddenBy, HiddenRule, SelectionReason
 from lychd_core.graph.graph import ContextGraph, GraphArrays
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import Requirement
+from lychd_core.vocabulary import OmissionReason, Requirement
 
 # Bound codes index the selector's arrays (``sizes[4 * i + code]``, ``remaining[code]``).
 HISTORY, TOKENS, CHARS, BYTES, NODES = range(5)

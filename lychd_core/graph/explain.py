@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lychd_core.digests import json_digest
 from lychd_core.graph.budget import BudgetAccounting, SelectionBounds, TokenBudget
 from lychd_core.roles import RoleProfile
+from lychd_core.vocabulary import OmissionReason
 
 if TYPE_CHECKING:
     from lychd_core.graph.graph import ContextGraph
@@ -29,25 +30,6 @@ class SelectionReason(StrEnum):
     REQUIRED_DEPENDENCY = "required-dependency"
     OPTIONAL_ROOT = "optional-root"
     OPTIONAL_DEPENDENCY = "optional-dependency"
-
-
-class OmissionReason(StrEnum):
-    """Why a node is not in the plan."""
-
-    HIDDEN = "hidden"
-    """The role's policy (class, provenance or the node's own ``visible_to``) hides it."""
-    HIDDEN_DEPENDENCY = "hidden-dependency"
-    """Something in its dependency closure is hidden, so it cannot be admitted whole."""
-    TOKEN_BUDGET = "token-budget"
-    CHARACTER_LIMIT = "character-limit"
-    BYTE_LIMIT = "byte-limit"
-    NODE_LIMIT = "node-limit"
-    OUTSIDE_TURN_WINDOW = "outside-turn-window"
-    """Admitting its closure would select more history groups than the turn window."""
-    NOT_NEEDED = "not-needed"
-    """A dependency-required node that no selected node depends on."""
-    ALTERNATIVE_SELECTED = "alternative-selected"
-    """Another member of its exclusive group (a resolution of the same material) was selected."""
 
 
 class Bound(StrEnum):

@@ -13,41 +13,11 @@ from dataclasses import dataclass, field
 from itertools import accumulate, chain
 
 from lychd_core.digests import built_json_digest
-from lychd_core.errors import GraphError
+from lychd_core.errors import DuplicateNodeError, GraphCycleError, GraphError, MissingDependencyError, UnknownNodeError
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import PrecedenceIndex
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement, token
-
-
-class DuplicateNodeError(GraphError):
-    """Two nodes share one id."""
-
-    def __init__(self, message: str, *, node_id: str) -> None:
-        super().__init__(message)
-        self.node_id = node_id
-
-
-class MissingDependencyError(GraphError):
-    """A node depends on an id that is not in the graph."""
-
-    def __init__(self, message: str, *, node_id: str, missing: str) -> None:
-        super().__init__(message)
-        self.node_id = node_id
-        self.missing = missing
-
-
-class GraphCycleError(GraphError):
-    """The dependencies form a cycle; ``cycle`` lists it, first id repeated last."""
-
-    def __init__(self, message: str, *, cycle: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.cycle = cycle
-
-
-class UnknownNodeError(GraphError, LookupError):
-    """An id that is not a node of the graph."""
-
 
 CLASSES: tuple[ContextClass, ...] = tuple(ContextClass)
 PROVENANCES: tuple[Provenance, ...] = tuple(Provenance)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from operator import attrgetter
 from typing import Any, TypeVar
 
 from lychd_core.digests import sha256_digest
@@ -215,16 +215,9 @@ class ContextNode:
         return len(self.content)
 
     def with_dependencies(self, dependencies: Iterable[str]) -> ContextNode:
-        """This node depending on ``dependencies`` instead (checked as :meth:`create` does).
-
-        Every other field was checked when this node was made, and the content is the
-        same, so they are copied as they are: the content is not hashed again."""
-        clone = object.__new__(ContextNode)
-        for put, value in zip(_SLOT_COPY, _SLOT_READ(self), strict=True):
-            put(clone, value)
-        object.__setattr__(clone, "dependencies", tuple(dependencies))
-        clone._check_dependencies(f"node {self.id!r}")
-        return clone
+        """This node depending on ``dependencies`` instead: a sorted, duplicate-free collection of
+        node ids (checked as the constructor checks them)."""
+        return dataclasses.replace(self, dependencies=tuple(dependencies))
 
     def replaced_by(
         self,
@@ -239,23 +232,19 @@ class ContextNode:
     ) -> ContextNode:
         """A node taking this node's place: this node's requirement, priority, recency,
         visibility and dependencies, with new id, content and metadata (no relevance, no
-        exclusive group). What is new is checked as :meth:`create` checks it; what is
-        copied was checked when this node was made."""
-        values = list(_SLOT_READ(self))
-        new = (id, content, provenance, authority, trust, context_class, token_estimate, 0, None)
-        for at, value in zip(_REPLACED_AT, new, strict=True):
-            values[at] = value
-        clone = object.__new__(ContextNode)
-        for put, value in zip(_SLOT_COPY, values, strict=True):
-            put(clone, value)
-        where = f"node {check_name('node id', id)!r}"
-        clone._check_kind(where, _ENUM_FIELDS[:4])  # the requirement is this node's own
-        if type(token_estimate) is not int or not 1 <= token_estimate <= MAX_INT:
-            _check_int(where, "token_estimate", token_estimate, 1, MAX_INT)
-        if id in self.dependencies:
-            raise GraphError(f"{where}: a node may not depend on itself")
-        clone._seal(clone._checked_content(where))
-        return clone
+        exclusive group), checked as the constructor checks every node."""
+        return dataclasses.replace(
+            self,
+            id=id,
+            content=content,
+            provenance=provenance,
+            authority=authority,
+            trust=trust,
+            context_class=context_class,
+            token_estimate=token_estimate,
+            relevance=0,
+            exclusive_group=None,
+        )
 
 
 _INT_FIELDS = (
@@ -264,23 +253,6 @@ _INT_FIELDS = (
     ("recency", 0, MAX_INT),
     ("relevance", 0, MAX_RELEVANCE),
 )
-_SLOT_COPY = tuple(ContextNode.__dict__[name].__set__ for name in ContextNode.__slots__)
-_SLOT_READ = attrgetter(*ContextNode.__slots__)
-_REPLACED_AT = tuple(
-    ContextNode.__slots__.index(name)
-    for name in (
-        "id",
-        "content",
-        "provenance",
-        "authority",
-        "trust",
-        "context_class",
-        "token_estimate",
-        "relevance",
-        "exclusive_group",
-    )
-)
-"""Where :meth:`ContextNode.replaced_by` puts the new values among the slots."""
 
 
 def _member(where: str, name: str, enum_type: type[_E], value: object) -> _E:

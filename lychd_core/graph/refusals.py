@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from lychd_core.errors import RequiredHiddenError, RequiredOverBudgetError
 from lychd_core.graph.budget import SelectionBounds, TokenBudget, checked_add
 from lychd_core.graph.details import BOUND_REASONS, HIDDEN_DEPENDENCY, TOKENS, UNITS, Outcome, hidden_why
-from lychd_core.graph.errors import RequiredHiddenError, RequiredOverBudgetError
 from lychd_core.graph.graph import ContextGraph
 from lychd_core.roles import RoleProfile
 

@@ -43,7 +43,6 @@ from lychd_core.graph.details import (
     first_exceeded,
 )
 from lychd_core.graph.explain import SelectionPlan
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import precedence_key
@@ -89,8 +88,7 @@ def select(
         bounds = SelectionBounds()
     elif not isinstance(bounds, SelectionBounds):
         raise SelectionError(f"select needs SelectionBounds or None, got {type(bounds).__name__}")
-    with cyclic_gc_paused():  # the selector's arrays and lists are acyclic
-        return _Selector(graph, profile, budget, bounds).run()
+    return _Selector(graph, profile, budget, bounds).run()
 
 
 class _Selector:
@@ -99,7 +97,7 @@ class _Selector:
         self.profile = profile
         self.budget = budget
         self.bounds = bounds
-        self.arrays = a = graph.arrays
+        self.arrays = arrays = graph.arrays
         n = len(graph)
         self.outcome = Outcome.empty(n)
         self.mark = bytearray(n)
@@ -124,7 +122,7 @@ class _Selector:
         self.remaining = list(self.start)
         self.snapshot: tuple[int, ...] = self.start
         """``remaining`` as a tuple, refreshed by every admission: what failures record."""
-        self.totals = (sum(a.history), sum(a.tokens), sum(a.chars), sum(a.nbytes), n)
+        self.totals = (sum(arrays.history), sum(arrays.tokens), sum(arrays.chars), sum(arrays.nbytes), n)
         """Each bound's sum over the whole graph: a bound with at least this much left cannot be exceeded."""
         self.walked = (0, 0, 0, 0)
         """What the last probe that fit counted: history groups, tokens, characters, bytes."""
@@ -180,35 +178,35 @@ class _Selector:
 
     def _apply_visibility(self) -> None:
         """Mark hidden nodes, then everything depending on one (walking only what is blocked)."""
-        profile, a, n = self.profile, self.arrays, len(self.graph)
+        profile, arrays, n = self.profile, self.arrays, len(self.graph)
         hidden_class = bytes(0 if cls in profile.visible_classes else 1 for cls in CLASSES).ljust(256, b"\0")
         hidden_provenance = bytes(0 if p in profile.visible_provenances else 1 for p in PROVENANCES).ljust(256, b"\0")
         # Two byte-wise translations OR-ed as integers: no Python loop over the nodes.
-        flags = int.from_bytes(a.class_codes.translate(hidden_class), "little") | int.from_bytes(
-            a.provenance_codes.translate(hidden_provenance), "little"
+        flags = int.from_bytes(arrays.class_codes.translate(hidden_class), "little") | int.from_bytes(
+            arrays.provenance_codes.translate(hidden_provenance), "little"
         )
         blocked = self.outcome.blocked
         blocked[:] = flags.to_bytes(n, "little")
         nodes = self.graph.nodes
-        for i in a.restricted:
-            roles = nodes[i].visible_to
+        for node in arrays.restricted:
+            roles = nodes[node].visible_to
             if roles is not None and profile.role not in roles:
-                blocked[i] = HIDDEN
+                blocked[node] = HIDDEN
         stack: list[int] = []
         position = blocked.find(HIDDEN)
         while position >= 0:
             stack.append(position)
             position = blocked.find(HIDDEN, position + 1)
-        dependents, behind = a.dependents, []
+        dependents, behind = arrays.dependents, []
         while stack:
-            for y in dependents[stack.pop()]:
-                if not blocked[y]:
-                    blocked[y] = HIDDEN_DEPENDENCY
-                    behind.append(y)
-                    stack.append(y)
-        deps, cause = a.deps, self.outcome.cause
-        for y in behind:
-            cause[y] = next(d for d in deps[y] if blocked[d])  # the first, in sorted order
+            for dependent in dependents[stack.pop()]:
+                if not blocked[dependent]:
+                    blocked[dependent] = HIDDEN_DEPENDENCY
+                    behind.append(dependent)
+                    stack.append(dependent)
+        deps, cause = arrays.deps, self.outcome.cause
+        for node in behind:
+            cause[node] = next(dep for dep in deps[node] if blocked[dep])  # the first, in sorted order
         self.mark[:] = blocked.translate(_CLOSE_BLOCKED)
 
     def _admit_required(self, required: list[int]) -> None:
@@ -243,54 +241,66 @@ class _Selector:
         """The unselected closure of ``root`` in post-order (dependencies first) if it fits
         every remaining bound; else ``None`` with ``fail_*`` set. Stops at the first excess.
         A closure that fits is left marked ``WALKED`` for the caller to admit or unwalk."""
-        mark, a = self.mark, self.arrays
-        offsets, targets, sizes = a.dep_offsets, a.dep_targets, a.sizes  # flat arrays: fewer cache misses
-        r_hist, r_tok, r_chars, r_bytes, r_nodes = self.remaining
+        mark, arrays = self.mark, self.arrays
+        offsets, targets, sizes = arrays.dep_offsets, arrays.dep_targets, arrays.sizes  # flat: fewer cache misses
+        left_history, left_tokens, left_chars, left_bytes, left_nodes = self.remaining
         self.fail_doomed = -1
-        j = 4 * root
-        h, t, c, b, k = sizes[j], sizes[j + 1], sizes[j + 2], sizes[j + 3], 1
+        at = 4 * root  # a node's four sizes (history groups, tokens, characters, bytes) start here
+        history, tokens, chars, nbytes, nodes = sizes[at], sizes[at + 1], sizes[at + 2], sizes[at + 3], 1
         stack = [root]
-        if h > r_hist or t > r_tok or c > r_chars or b > r_bytes or k > r_nodes:
-            self._fail(stack, (h, t, c, b, k))
+        if (
+            history > left_history
+            or tokens > left_tokens
+            or chars > left_chars
+            or nbytes > left_bytes
+            or nodes > left_nodes
+        ):
+            self._fail(stack, (history, tokens, chars, nbytes, nodes))
             return None
         mark[root] = WALKED
         pending = [iter(targets[offsets[root] : offsets[root + 1]])]  # per stack entry: dependencies not yet seen
         post: list[int] = []
         while pending:
-            for d in pending[-1]:
-                seen = mark[d]
+            for dep in pending[-1]:
+                seen = mark[dep]
                 if seen:
                     if seen == CLOSED:  # doomed: an unblocked root's closure is never blocked
-                        self.fail_path = [*stack, d]
-                        self.fail_doomed = d
+                        self.fail_path = [*stack, dep]
+                        self.fail_doomed = dep
                         self._unwalk(post, stack)
                         return None
                     continue  # selected, or already counted in this walk
-                mark[d] = WALKED
-                j = 4 * d
-                h += sizes[j]
-                t += sizes[j + 1]
-                c += sizes[j + 2]
-                b += sizes[j + 3]
-                k += 1
-                stack.append(d)
-                if h > r_hist or t > r_tok or c > r_chars or b > r_bytes or k > r_nodes:
+                mark[dep] = WALKED
+                at = 4 * dep
+                history += sizes[at]
+                tokens += sizes[at + 1]
+                chars += sizes[at + 2]
+                nbytes += sizes[at + 3]
+                nodes += 1
+                stack.append(dep)
+                if (
+                    history > left_history
+                    or tokens > left_tokens
+                    or chars > left_chars
+                    or nbytes > left_bytes
+                    or nodes > left_nodes
+                ):
                     self._unwalk(post, stack)
-                    self._fail(stack, (h, t, c, b, k))
+                    self._fail(stack, (history, tokens, chars, nbytes, nodes))
                     return None
-                pending.append(iter(targets[offsets[d] : offsets[d + 1]]))
+                pending.append(iter(targets[offsets[dep] : offsets[dep + 1]]))
                 break
             else:
                 pending.pop()
                 post.append(stack.pop())
-        self.walked = (h, t, c, b)
+        self.walked = (history, tokens, chars, nbytes)
         return post  # still marked WALKED: the caller admits it or unwalks it
 
     def _unwalk(self, *walked: list[int]) -> None:
         mark = self.mark
         for nodes in walked:
-            for v in nodes:
-                mark[v] = OPEN
+            for node in nodes:
+                mark[node] = OPEN
 
     def _fail(self, path: list[int], counted: tuple[int, int, int, int, int]) -> None:
         """Record why the probe of ``path[0]`` stopped: the first bound, in the check order,
@@ -364,8 +374,8 @@ class _Selector:
     def _admit(self, root: int, closure: list[int], root_state: int, dependency_state: int) -> None:
         """Select ``closure``, which the last probe walked and found to fit."""
         mark, remaining, outcome = self.mark, self.remaining, self.outcome
-        for v in closure:
-            mark[v] = dependency_state
+        for node in closure:
+            mark[node] = dependency_state
         mark[root] = root_state
         history, tokens, chars, nbytes = self.walked
         remaining[HISTORY] -= history

@@ -11,16 +11,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from lychd_core.assembly.floor import FloorBlockError, render_floor
+from lychd_core.assembly.floor import render_floor
+from lychd_core.errors import FloorBlockError
 from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import bound_outbound, history_char_budget, outbound_char_cap
 from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 
 if TYPE_CHECKING:
+    from lychd_core.errors import RequestInputLimitError
     from lychd_core.integrations.pydantic_ai import (
         GovernedContext,
         OutboundBound,
-        RequestInputLimitError,
         from_wire,
         request_usage_limits,
         to_wire,

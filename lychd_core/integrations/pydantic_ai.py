@@ -18,6 +18,8 @@ from typing import Any
 import pydantic
 import pydantic_core
 
+from lychd_core.errors import RequestInputLimitError
+
 try:
     from pydantic_ai import RunContext
     from pydantic_ai.capabilities import AbstractCapability
@@ -44,7 +46,7 @@ from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
 from lychd_core.config.tokens import HistoryConfig
-from lychd_core.errors import BudgetError, ContextBudgetExceededError, HistoryError
+from lychd_core.errors import BudgetError, HistoryError
 from lychd_core.history import Message, check_message, check_messages, iter_groups_newest_first, message_chars
 from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import LazyWire, measured
@@ -66,10 +68,6 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT_RESERVE = AssemblyConfig().reserve_output
-
-
-class RequestInputLimitError(ContextBudgetExceededError):
-    """A model request's provider-reported input tokens exceeded the per-request bound."""
 
 
 # --- wire form ------------------------------------------------------------------

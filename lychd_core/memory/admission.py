@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 from types import MappingProxyType
 
-from lychd_core.memory.errors import UnknownMemoryError
+from lychd_core.errors import UnknownMemoryError
 from lychd_core.memory.evidence import evidence_tokens
 from lychd_core.memory.explanation import MemoryExplanation
 from lychd_core.memory.filters import ExclusionReason

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from lychd_core.errors import NonCanonicalError
 from lychd_core.memory.checks import check_feature_name, check_id
-from lychd_core.memory.errors import NonCanonicalError
 
 
 def _items(name: str, values: object, noun: str) -> list[object]:

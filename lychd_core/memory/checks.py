@@ -10,7 +10,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable
 
-from lychd_core.memory.errors import InvalidRevisionError, NonCanonicalError, ScoreOutOfRangeError
+from lychd_core.errors import InvalidRevisionError, NonCanonicalError, ScoreOutOfRangeError
 
 MAX_BP = 10_000
 """Basis points: every score, confidence, weight and ratio lies in 0..10000."""

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import MemoryRecordError
+from lychd_core.errors import CorruptStoreError, MemoryRecordError
 from lychd_core.inputs import parse_json, read_input_text
 from lychd_core.labels import PrivatizationLabel, label_from_json
-from lychd_core.memory.errors import CorruptStoreError
 from lychd_core.memory.records import Feedback, MemoryRecord, adopt_digest
 from lychd_core.memory.scope import MemoryScope
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from lychd_core.memory.checks import check_bp, check_id, check_int, check_observation
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
     InvalidTransitionError,
     ReleaseWithoutReviewError,
     RevisionRegressionError,
     StaleObservationError,
     TerminalStateError,
 )
+from lychd_core.memory.checks import check_bp, check_id, check_int, check_observation
 from lychd_core.memory.records import Feedback, LifecycleState, MemoryRecord
 
 _LIVE = (LifecycleState.ACTIVE, LifecycleState.QUARANTINED)

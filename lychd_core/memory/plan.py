@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import UnknownMemoryError
 from lychd_core.memory.admission import Admission, Candidate
-from lychd_core.memory.errors import UnknownMemoryError
 from lychd_core.memory.evidence import MemoryEvidence
 from lychd_core.memory.explanation import MemoryExplanation
 from lychd_core.memory.filters import CompiledFilter

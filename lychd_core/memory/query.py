@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import InvalidQueryError
 from lychd_core.memory.canonical import canonical_feature_names
 from lychd_core.memory.checks import (
     MAX_BP,
@@ -19,7 +20,6 @@ from lychd_core.memory.checks import (
     check_int,
     check_observation,
 )
-from lychd_core.memory.errors import InvalidQueryError
 from lychd_core.memory.records import ClaimType, claim_type_of
 from lychd_core.memory.scope import MemoryScope, ScopeKey, ScopePolicy
 from lychd_core.roles import RoleProfile

@@ -15,7 +15,18 @@ from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from lychd_core.digests import canonical_json, sha256_digest
-from lychd_core.errors import MemoryRecordError
+from lychd_core.errors import (
+    EmptyScopeError,
+    EvidenceConflictError,
+    InvalidExpiryError,
+    InvalidTransitionError,
+    MemoryRecordError,
+    MissingSourceEventError,
+    NonCanonicalError,
+    ScoreOutOfRangeError,
+    StaleObservationError,
+    UnknownClaimTypeError,
+)
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.memory.canonical import canonical_features, canonical_ids
 from lychd_core.memory.checks import (
@@ -32,17 +43,6 @@ from lychd_core.memory.checks import (
     check_sorted_ids,
     check_strictly_ascending,
     check_text,
-)
-from lychd_core.memory.errors import (
-    EmptyScopeError,
-    EvidenceConflictError,
-    InvalidExpiryError,
-    InvalidTransitionError,
-    MissingSourceError,
-    NonCanonicalError,
-    ScoreOutOfRangeError,
-    StaleObservationError,
-    UnknownClaimTypeError,
 )
 from lychd_core.memory.scope import MemoryScope
 from lychd_core.vocabulary import Provenance
@@ -213,7 +213,7 @@ class MemoryRecord:
             object.__setattr__(self, name, canonical_ids(name, getattr(self, name)))
         object.__setattr__(self, "features", canonical_features(self.features))
         if self.source_events == ():
-            raise MissingSourceError(f"memory {self.memory_id!r} names no source event; a derived claim needs one")
+            raise MissingSourceEventError(f"memory {self.memory_id!r} names no source event; a derived claim needs one")
         check_sorted_ids("source_events", self.source_events)
         check_sorted_ids("supporting", self.supporting)
         check_sorted_ids("contradicting", self.contradicting)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lychd_core.errors import InvalidQueryError
 from lychd_core.memory.admission import Candidate
-from lychd_core.memory.errors import InvalidQueryError
 from lychd_core.memory.explanation import MemoryExplanation
 from lychd_core.memory.filters import CompiledFilter, ExclusionReason
 from lychd_core.memory.index import MemoryIndex

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeAlias
 
-from lychd_core.errors import MemoryRecordError
-from lychd_core.memory.errors import NonCanonicalError
+from lychd_core.errors import MemoryRecordError, NonCanonicalError
 
 SCOPE_FIELDS: tuple[str, ...] = ("project", "workspace", "repository", "actor", "role")
 MAX_SCOPE_CHARS = 200

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from lychd_core.digests import check_digest, json_digest
-from lychd_core.errors import MemoryRecordError
-from lychd_core.memory.checks import MAX_REASON_CHARS, check_id, check_observation, check_revision, check_text
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
+    MemoryRecordError,
     NonCanonicalError,
     RevisionConflictError,
     StaleObservationError,
     TombstoneMismatchError,
 )
+from lychd_core.memory.checks import MAX_REASON_CHARS, check_id, check_observation, check_revision, check_text
 from lychd_core.memory.records import MemoryRecord
 
 

@@ -7,26 +7,26 @@ from typing import TYPE_CHECKING, Any
 from lychd_core.lazy import lazy_attribute
 
 if TYPE_CHECKING:
-    from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
-    from lychd_core.privacy.egress import (
-        EgressDecision,
-        EgressRefused,
-        Offender,
-        contributors_label,
-        decide_egress,
-        label_problems,
-        label_sources,
-    )
-    from lychd_core.privacy.errors import (
+    from lychd_core.errors import (
         CutReason,
         CutRefused,
         DisclosurePlanError,
+        EgressRefused,
         ReceiptError,
         SealReason,
         SealRefused,
         UnknownContributorError,
         UnknownTargetError,
         VocabularyError,
+    )
+    from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
+    from lychd_core.privacy.egress import (
+        EgressDecision,
+        Offender,
+        contributors_label,
+        decide_egress,
+        label_problems,
+        label_sources,
     )
     from lychd_core.privacy.gate import EgressGate
     from lychd_core.privacy.globs import compile_glob
@@ -44,7 +44,7 @@ _EXPORTS = {
     "lychd_core.privacy.egress": (
         "EgressDecision EgressRefused Offender contributors_label decide_egress label_problems label_sources"
     ),
-    "lychd_core.privacy.errors": (
+    "lychd_core.errors": (
         "CutReason CutRefused DisclosurePlanError ReceiptError SealReason SealRefused UnknownContributorError "
         "UnknownTargetError VocabularyError"
     ),

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import VocabularyError
 from lychd_core.inputs import parse_toml, read_input_text
-from lychd_core.privacy.errors import VocabularyError
 
 VOCABULARY_SCHEMA = "closed-vocabulary@1"
 ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+!:~-]{0,127}")

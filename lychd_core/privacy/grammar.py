@@ -17,9 +17,9 @@ from functools import cached_property
 from operator import itemgetter
 from typing import TypeVar
 
+from lychd_core.errors import CutReason, CutRefused
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
-from lychd_core.privacy.errors import CutReason, CutRefused
 from lychd_core.privacy.matching import SubstringSet
 
 V = TypeVar("V")

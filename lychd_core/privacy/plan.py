@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lychd_core.digests import is_digest, json_digest
+from lychd_core.errors import DisclosurePlanError
 from lychd_core.inputs import parse_toml, read_input_text
-from lychd_core.privacy.errors import DisclosurePlanError
 
 PLAN_SCHEMA = "DisclosurePlan@1"
 TOKEN = re.compile(r"^[a-z0-9][a-z0-9._:@/-]{0,127}$")

@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lychd_core.privacy.errors import CutReason, CutRefused
+from lychd_core.errors import CutReason, CutRefused
 from lychd_core.privacy.grammar import RecordGrammar
 
 TOKEN_RE = re.compile(r"<<ps:([a-z2-7]{16}):([a-z][a-z0-9-]{0,31}):(0|[1-9][0-9]{0,8}):([0-9a-f]{12})>>")

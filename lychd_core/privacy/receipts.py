@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lychd_core.digests import check_digest, json_digest
-from lychd_core.privacy.errors import CutReason, CutRefused, ReceiptError
+from lychd_core.errors import CutReason, CutRefused, ReceiptError
 
 RECEIPT_SCHEMA = "TransformationReceipt@1"
 CATEGORY = re.compile(r"^[a-z][a-z0-9-]{0,39}$")

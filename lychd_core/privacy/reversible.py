@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from lychd_core.digests import canonical_json
+from lychd_core.errors import DurabilityRefused
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.prepare import Censored, CutProfile, PreparedCut, cut_policy_digest, verify_and_seal
@@ -22,7 +23,6 @@ from lychd_core.privacy.projection import CallProjection
 from lychd_core.privacy.pseudonyms import ReversalSpec
 from lychd_core.privacy.receipts import TransformationReceipt
 from lychd_core.privacy.seal import SealAuthority
-from lychd_core.privacy.vault.errors import DurabilityRefused
 from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens
 from lychd_core.privacy.vault.lease import LeaseGrant, LeaseTerms, SensitiveValue
 from lychd_core.privacy.vault.store import Vault

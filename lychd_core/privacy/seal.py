@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lychd_core.errors import CutReason, CutRefused, SealReason, SealRefused
 from lychd_core.privacy.egress import EgressDecision
-from lychd_core.privacy.errors import CutReason, CutRefused, SealReason, SealRefused
 from lychd_core.privacy.plan import DisclosurePlan
 from lychd_core.privacy.projection import CallProjection
 from lychd_core.privacy.receipts import TransformationReceipt

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from lychd_core.errors import UnknownTargetError
 from lychd_core.labels import LOCAL_ONLY, MAX_WEIGHT, PrivacyClass
-from lychd_core.privacy.errors import UnknownTargetError
 from lychd_core.privacy.globs import glob_problem
 
 ClassName = Literal["public", "internal", "private", "restricted"]

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import CutReason, CutRefused
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
-from lychd_core.privacy.errors import CutReason, CutRefused
 from lychd_core.privacy.grammar import ParsedText, RecordGrammar, owner_matcher, parse_text
 from lychd_core.privacy.matching import SubstringSet
 from lychd_core.privacy.plan import DisclosurePlan

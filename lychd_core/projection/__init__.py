@@ -4,11 +4,12 @@ The cache contract is :mod:`lychd_core.projection.cache_protocol`; its backends 
 PostgreSQL) live in :mod:`lychd_core.stores`.
 """
 
+from lychd_core.errors import RequiredMaterialUnavailable
 from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.materials import MaterialRef, ResolvedMaterial, Workspace
 from lychd_core.projection.media import MediaDecision, detect_media_type
-from lychd_core.projection.projector import Contribution, Projector, RequiredMaterialUnavailable
+from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from lychd_core.digests import json_digest
-from lychd_core.errors import BinaryMaterialError, ConfigError, LychdError, ProjectionCacheError
+from lychd_core.errors import BinaryMaterialError, ConfigError, LychdError, MaterialScopeError, ProjectionCacheError
 from lychd_core.families import SourceMaterial
 from lychd_core.mediatypes import OCTET_STREAM
 from lychd_core.projection.cache_entries import CacheKey, media_detector
@@ -32,7 +32,7 @@ from lychd_core.projection.fingerprints import (
     machine_scope,
     settled,
 )
-from lychd_core.projection.materials import MaterialRef, MaterialScopeError
+from lychd_core.projection.materials import MaterialRef
 from lychd_core.projection.media import MediaDecision, binary_reason, detect_media_type
 from lychd_core.projection.outcomes import Job
 from lychd_core.registry import RegisteredPlugin

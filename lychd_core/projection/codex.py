@@ -4,9 +4,14 @@ Both callers hold values of exactly the types the models declare: the projector'
 outcomes passed the family contract (``outcomes.checked``: a ``str`` text, ``Omission``
 values) beside a validated reference and the label rules' own label; a run record's
 values come back under its MAC, written from such outcomes. Validation would only copy
-them (about 7 µs per block, a third of it the content hash, which a run record already
+them (about 20 µs per block, the content hash among it, which a run record already
 holds). The fields are set the way unpickling sets them; a property test holds the
 result equal, field for field and with the same fields set, to the validated models.
+
+Kept under issue 26's rule (a trick stays only where a benchmark shows it moves a goal by
+5% or more): with validated models instead, ``benchmarks/bench_projection.py``'s warm run
+(the cold / warm goal, and tree-sitter's, 56.9x against >= 50) took 7-16% longer on 300
+files (best of 31 runs) and 28-55% on 150 (docs/performance.md, "Readability tricks").
 """
 
 from __future__ import annotations

@@ -21,7 +21,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lychd_core.digests import is_digest, sha256_digest
-from lychd_core.errors import MaterialError, MediaTypeError
+from lychd_core.errors import (
+    DigestMismatchError,
+    MaterialError,
+    MaterialNotFoundError,
+    MaterialPermissionError,
+    MaterialRefError,
+    MaterialScopeError,
+    MaterialTooLargeError,
+    MediaTypeError,
+    SpecialFileError,
+)
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.mediatypes import normalize_media_type
 from lychd_core.projection.fingerprints import Fingerprint, fingerprint
@@ -34,26 +44,6 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _PIN_RE = re.compile(r"^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*@[1-9][0-9]*$")
 
 
-class MaterialScopeError(MaterialError):
-    """The reference points outside the workspace (absolute, ``..``, symlink escape): always raised."""
-
-
-class MaterialRefError(MaterialError):
-    """A material reference is malformed (bad digest, path syntax, pin or bound)."""
-
-
-class MaterialNotFoundError(MaterialError):
-    """The referenced file or artifact does not exist."""
-
-
-class SpecialFileError(MaterialError):
-    """The path is a directory, FIFO, device, socket or other non-regular file."""
-
-
-class MaterialPermissionError(MaterialError, PermissionError):
-    """The file, or a folder on its path, may not be read or searched by this user."""
-
-
 def permission_refusal(shown: str, path: Path | str) -> MaterialPermissionError:
     """The refusal for a path this user may not read: names it and the nearest folder that blocks it."""
     blocked = Path(path)
@@ -64,14 +54,6 @@ def permission_refusal(shown: str, path: Path | str) -> MaterialPermissionError:
                 "grant read and search access (chmod u+rx) or leave it out"
             )
     return MaterialPermissionError(f"{shown}: permission denied: this user may not read it (chmod u+r)")
-
-
-class MaterialTooLargeError(MaterialError):
-    """The material is over its byte bound; it was not read."""
-
-
-class DigestMismatchError(MaterialError):
-    """The material's content differs from the digest the reference expects."""
 
 
 def check_relative_path(path: str) -> tuple[str, ...]:

@@ -26,9 +26,9 @@ from lychd_core.digests import text_digest
 from lychd_core.errors import (
     ConfigError,
     LychdError,
-    MaterialError,
     MediaTypeError,
-    ProjectionUnavailable,
+    ProfileMismatchError,
+    RequiredMaterialUnavailable,
 )
 from lychd_core.families import Projected, Unavailable
 from lychd_core.privacy.rules import label_for
@@ -48,20 +48,6 @@ from lychd_core.registry import RegisteredPlugin, Registry
 __all__ = ["Contribution", "ProfileMismatchError", "Projector", "RequiredMaterialUnavailable"]
 
 Progress = Callable[[int], None]
-
-
-class ProfileMismatchError(MaterialError):
-    """The reference names a ``profile@revision`` other than the one its media type's rule selects."""
-
-
-class RequiredMaterialUnavailable(ProjectionUnavailable):
-    """A required material's profile could not project it; never replaced by full text."""
-
-    def __init__(self, source: str, profile: str, reason: str) -> None:
-        super().__init__(f"{source}: required material could not be projected by {profile}: {reason}")
-        self.source = source
-        self.profile = profile
-        self.reason = reason
 
 
 class Projector:

@@ -21,7 +21,6 @@ values after the per-file path had validated them.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
@@ -191,15 +190,10 @@ def recall_run(host: RunHost, key: str | None, refs: Sequence[MaterialRef]) -> l
     store = _store(host)
     if key is None or store is None:
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # tens of thousands of new objects, none cyclic garbage: no collection passes over the heap
     try:  # no row: the key is not needed (a read-only workspace may have none)
         return store.read_run(key, lambda reader, tag: _read(host, store, key, refs, reader, tag))
     except (ValueError, TypeError, IndexError, KeyError, ValidationError, OverflowError):
         return None  # a record of another shape (the MAC held, so another version wrote it): a miss
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read(

@@ -1,6 +1,13 @@
 """Query-aware ranking of optional material: profiles, their combination, coarser resolutions."""
 
 from lychd_core.config.ranking import RankingConfig, RankingPin
+from lychd_core.errors import (
+    InvalidScoreError,
+    RankingError,
+    RankingProfileFailed,
+    RankingQueryError,
+    UnknownCandidateError,
+)
 from lychd_core.ranking.engine import (
     RankedCandidate,
     RankingReport,
@@ -9,13 +16,6 @@ from lychd_core.ranking.engine import (
     named_in_query,
     rank,
     rank_or_fallback,
-)
-from lychd_core.ranking.errors import (
-    InvalidScoreError,
-    RankingError,
-    RankingProfileFailed,
-    RankingQueryError,
-    UnknownCandidateError,
 )
 from lychd_core.ranking.explain import NodeRanking, node_rankings, ranking_json
 from lychd_core.ranking.stage import Placement, RankedFloor, rank_floor, ranking_query, weighted_profiles

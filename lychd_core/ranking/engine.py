@@ -16,15 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lychd_core.families import MAX_SCORE, RankingCandidate, RankingProfile, RankingQuery, Score
-from lychd_core.graph.gcpause import cyclic_gc_paused
-from lychd_core.ranking.errors import (
+from lychd_core.errors import (
     InvalidScoreError,
     RankingError,
     RankingProfileFailed,
     RankingQueryError,
     UnknownCandidateError,
 )
+from lychd_core.families import MAX_SCORE, RankingCandidate, RankingProfile, RankingQuery, Score
 from lychd_core.ranking.terms import bound_word_cache, path_terms, terms
 
 MAX_REASON_CHARS = 300
@@ -140,11 +139,8 @@ def rank(
     profiles: Sequence[WeightedProfile], query: RankingQuery, candidates: Sequence[RankingCandidate]
 ) -> RankingReport:
     """Rank ``candidates``; raises a ``RankingError`` when a profile misbehaves or the query is empty."""
-    # The profiles and this combination build many acyclic objects per candidate; a full
-    # cyclic collection in between would re-walk every one built so far (superlinear).
     bound_word_cache()
-    with cyclic_gc_paused():
-        return _rank(profiles, query, candidates)
+    return _rank(profiles, query, candidates)
 
 
 def _rank(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lychd_core.graph import OmissionReason, SelectionPlan
+from lychd_core.graph import SelectionPlan
 from lychd_core.ranking.stage import RankedFloor
+from lychd_core.vocabulary import OmissionReason
 
 FLOOR_PREFIX = "L2:"
 

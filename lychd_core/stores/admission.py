@@ -11,15 +11,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from lychd_core.digests import sha256_digest
-from lychd_core.errors import MemoryStoreError
-from lychd_core.memory.codec import stored_record
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
     CorruptStoreError,
     ForgottenMemoryError,
+    MemoryStoreError,
     RevisionConflictError,
     TombstoneMismatchError,
     UnknownMemoryError,
 )
+from lychd_core.memory.codec import stored_record
 from lychd_core.memory.lifecycle import check_successor
 from lychd_core.memory.records import MemoryRecord
 from lychd_core.memory.tombstones import Tombstone, forget

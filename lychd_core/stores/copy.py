@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lychd_core.memory.errors import StoreCopyError
+from lychd_core.errors import StoreCopyError
 from lychd_core.memory.protocol import MemoryStore
 
 

@@ -20,12 +20,10 @@ from typing import Any
 import pytest
 
 from lychd_core.digests import sha256_digest, text_digest
-from lychd_core.errors import MemoryStoreError
-from lychd_core.families import Projected
-from lychd_core.memory import ClaimType, MemoryIndex, MemoryQuery, MemoryRecord, MemoryScope, Tombstone, forget
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
     CorruptStoreError,
     ForgottenMemoryError,
+    MemoryStoreError,
     RevisionConflictError,
     RevisionRegressionError,
     StoreClosedError,
@@ -33,6 +31,8 @@ from lychd_core.memory.errors import (
     TombstoneMismatchError,
     UnknownMemoryError,
 )
+from lychd_core.families import Projected
+from lychd_core.memory import ClaimType, MemoryIndex, MemoryQuery, MemoryRecord, MemoryScope, Tombstone, forget
 from lychd_core.memory.lifecycle import expire, review
 from lychd_core.memory.protocol import MemoryStore
 from lychd_core.projection.cache_entries import CacheKey

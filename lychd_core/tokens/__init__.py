@@ -5,9 +5,10 @@ in its own module because it reads the configuration, which embeds these setting
 """
 
 from lychd_core.config.tokens import CounterChoice, HistoryConfig, TokensConfig, parse_pin
+from lychd_core.errors import CalibrationError, TokenCountError
 from lychd_core.families import TokenCountKind
-from lychd_core.tokens.calibration import CalibrationError, CalibrationStore, Ratio, learned
-from lychd_core.tokens.counting import REFERENCE_PIN, BoundCounter, CountStats, TokenCountError, reference_counter
+from lychd_core.tokens.calibration import CalibrationStore, Ratio, learned
+from lychd_core.tokens.counting import REFERENCE_PIN, BoundCounter, CountStats, reference_counter
 
 __all__ = [
     "REFERENCE_PIN",

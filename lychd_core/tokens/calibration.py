@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lychd_core.digests import canonical_json, sha256_digest
-from lychd_core.errors import LychdError
+from lychd_core.errors import CalibrationError
 
 CALIBRATION_FILE = "token-calibration.json"
 FORMAT = "lychd-token-calibration@1"
@@ -27,10 +27,6 @@ HEADROOM_PER_MILLE = 20
 FALL_PER_MILLE = 50
 """A fall closes 5% of the gap to the observed ratio (plus headroom) per sample."""
 _lock = threading.Lock()
-
-
-class CalibrationError(LychdError, ValueError):
-    """The calibration file is unreadable, altered, or a sample is impossible."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lychd_core.errors import PluginCallError
+from lychd_core.errors import TokenCountError
 from lychd_core.families import TokenCountKind
 
 REFERENCE_PIN = "reference"
 """What a plan names when no ``[tokens] counter`` is configured: ceil(chars / chars_per_token)."""
-
-
-class TokenCountError(PluginCallError):
-    """A token counter raised, or returned something that is not an integer >= 0."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lychd_core.privacy.vault import ClaimConflict, Vault, VaultError, rehydrate
+from lychd_core.errors import ClaimConflict, VaultError
+from lychd_core.privacy.vault import Vault, rehydrate
 from lychd_core.privacy.vault.keystore import KeyStore
 from lychd_core.privacy.vault.rows import LeaseRow
 from tests.support.vaults import SCHEMA, Clock, claim_for

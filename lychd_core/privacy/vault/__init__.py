@@ -1,6 +1,6 @@
 """The reversible half of the Privacy Cut: an encrypted pseudonym-map vault and its rehydration port."""
 
-from lychd_core.privacy.vault.errors import (
+from lychd_core.errors import (
     ClaimConflict,
     DurabilityRefused,
     LeaseExpired,

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from lychd_core.privacy.vault.errors import VaultIntegrityError
+from lychd_core.errors import VaultIntegrityError
 
 KEY_BYTES = 32
 NONCE_BYTES = 12

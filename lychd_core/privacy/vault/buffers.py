@@ -14,13 +14,9 @@ import mmap
 import os
 from typing import Any
 
-from lychd_core.privacy.vault.errors import VaultError
+from lychd_core.errors import LockError
 
 PAGE = mmap.PAGESIZE
-
-
-class LockError(VaultError, OSError):
-    """A buffer could not be locked in memory (RLIMIT_MEMLOCK, or no mlock on this platform)."""
 
 
 def libc() -> Any:

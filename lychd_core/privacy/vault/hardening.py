@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from lychd_core.privacy.vault.buffers import _LIBC, LockedBuffer, LockError
-from lychd_core.privacy.vault.errors import ReversibleCutsDisabled
+from lychd_core.errors import LockError, ReversibleCutsDisabled
+from lychd_core.privacy.vault.buffers import _LIBC, LockedBuffer
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lychd_core.digests import text_digest
+from lychd_core.errors import LeaseStateError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.seal import PrivacyCut
-from lychd_core.privacy.vault.errors import LeaseStateError
 from lychd_core.privacy.vault.lease import CutBinding, LeaseRequest, LeaseTerms, durable_expiry
 from lychd_core.privacy.verify import CutVerification
 

@@ -15,14 +15,14 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from lychd_core.privacy.vault.aead import KEY_BYTES
-from lychd_core.privacy.vault.errors import (
+from lychd_core.errors import (
     KeyStoreError,
     KeyStoreExposed,
     KeyStoreMissing,
     LeaseUnrecoverable,
     VaultStoreError,
 )
+from lychd_core.privacy.vault.aead import KEY_BYTES
 from lychd_core.privacy.vault.sqlite import checkpoint, connect, create_database, immediate, probe, sqlite_errors
 
 CACHEDIR_TAG = (

@@ -14,9 +14,9 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from lychd_core.digests import check_digest, json_digest
+from lychd_core.errors import DurabilityRefused, LeaseStateError
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.seal import PrivacyCut
-from lychd_core.privacy.vault.errors import DurabilityRefused, LeaseStateError
 from lychd_core.privacy.verify import CutVerification
 
 LEASE_SCHEMA = "PseudonymMapLease@1"

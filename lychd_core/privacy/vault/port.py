@@ -13,9 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lychd_core.digests import json_digest
-from lychd_core.privacy.vault.aead import TAG_BYTES, open_into
-from lychd_core.privacy.vault.buffers import LockedBuffer
-from lychd_core.privacy.vault.errors import (
+from lychd_core.errors import (
     ClaimConflict,
     LeaseExpired,
     LeaseStateError,
@@ -24,6 +22,8 @@ from lychd_core.privacy.vault.errors import (
     RejectReason,
     ReversibleCutsDisabled,
 )
+from lychd_core.privacy.vault.aead import TAG_BYTES, open_into
+from lychd_core.privacy.vault.buffers import LockedBuffer
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState
 from lychd_core.privacy.vault.rehydrate import RehydratedResult, RehydrationReceipt, Restorer, restored_label
 from lychd_core.privacy.vault.returns import check_return

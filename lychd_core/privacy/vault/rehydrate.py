@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lychd_core.digests import JsonValue, json_digest
+from lychd_core.errors import RehydratedFlowRefused, RehydrationRefused, RejectReason
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.privacy.vault.errors import RehydratedFlowRefused, RehydrationRefused, RejectReason
 from lychd_core.privacy.vault.lease import DigestStr, Name
 from lychd_core.privacy.vault.tokens import MapEntry, RehydrationSchema, make_token, parse_token
 

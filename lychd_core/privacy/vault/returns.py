@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lychd_core.errors import VaultInputError
 from lychd_core.inputs import MAX_DEPTH
-from lychd_core.privacy.vault.errors import VaultInputError
 
 MAX_RETURN_NODES = 1_000_000
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from lychd_core.digests import canonical_json
+from lychd_core.errors import LeaseNotFound, VaultIntegrityError
 from lychd_core.privacy.vault.aead import derive_key
-from lychd_core.privacy.vault.errors import LeaseNotFound, VaultIntegrityError
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState, PseudonymMapLease
 
 SCHEMA_VERSION = 1

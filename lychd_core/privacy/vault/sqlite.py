@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from lychd_core.privacy.vault.errors import VaultIntegrityError, VaultLockedError, VaultStoreError
+from lychd_core.errors import VaultIntegrityError, VaultLockedError, VaultStoreError
 from lychd_core.state.sqlite_tx import immediate as sqlite_immediate
 
 SQLITE_HEADER = b"SQLite format 3\x00"

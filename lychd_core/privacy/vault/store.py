@@ -20,9 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lychd_core.digests import json_digest, text_digest
-from lychd_core.privacy.vault.aead import NonceSource, derive_key, open_into, random_nonce, seal
-from lychd_core.privacy.vault.buffers import LockedBuffer, fill_random
-from lychd_core.privacy.vault.errors import (
+from lychd_core.errors import (
     ClaimConflict,
     DurabilityRefused,
     LeaseExpired,
@@ -31,6 +29,8 @@ from lychd_core.privacy.vault.errors import (
     NonceReuseError,
     VaultStoreError,
 )
+from lychd_core.privacy.vault.aead import NonceSource, derive_key, open_into, random_nonce, seal
+from lychd_core.privacy.vault.buffers import LockedBuffer, fill_random
 from lychd_core.privacy.vault.hardening import HardeningReport, harden_process
 from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens, request_for_cut
 from lychd_core.privacy.vault.keystore import KeyStore

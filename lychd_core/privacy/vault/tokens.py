@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lychd_core.digests import json_digest
+from lychd_core.errors import MapTooLarge, VaultIntegrityError
 from lychd_core.privacy.pseudonyms import TOKEN_RE as TOKEN_RE
 from lychd_core.privacy.pseudonyms import ParsedToken as ParsedToken
 from lychd_core.privacy.pseudonyms import parse_token as parse_token
 from lychd_core.privacy.vault.aead import Buffer, derive_key
-from lychd_core.privacy.vault.errors import MapTooLarge, VaultIntegrityError
 from lychd_core.privacy.vault.lease import Category, Name, SensitiveValue
 
 MAP_MAGIC = b"LPM1"

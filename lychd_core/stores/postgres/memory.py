@@ -17,14 +17,15 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import errors as pg_errors
 
-from lychd_core.errors import LychdError, MemoryStoreError
-from lychd_core.graph.gcpause import cyclic_gc_paused
-from lychd_core.memory.codec import stored_record, stored_row
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
+    LychdError,
+    MemoryStoreError,
     RevisionConflictError,
     StoreClosedError,
     StoreConnectionError,
 )
+from lychd_core.graph.gcpause import cyclic_gc_paused
+from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.index import MemoryIndex
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from lychd_core.memory.errors import ForeignDatabaseError, StoreMissingError, StoreVersionError
+from lychd_core.errors import ForeignDatabaseError, StoreMissingError, StoreVersionError
 from lychd_core.stores.postgres.database import lock_space
 from lychd_core.stores.sqlite.memory_schema import FORMAT, LATEST_VERSION, Migration
 

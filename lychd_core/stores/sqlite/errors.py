@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lychd_core.errors import MemoryStoreError
-from lychd_core.memory.errors import CorruptStoreError, StoreLockedError
+from lychd_core.errors import CorruptStoreError, MemoryStoreError, StoreLockedError
 
 
 def typed_store_error(exc: sqlite3.Error, path: Path, action: str) -> MemoryStoreError:

@@ -16,14 +16,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from lychd_core.errors import MemoryStoreError
-from lychd_core.graph.gcpause import cyclic_gc_paused
-from lychd_core.memory.codec import stored_record, stored_row
-from lychd_core.memory.errors import (
+from lychd_core.errors import (
     CorruptStoreError,
+    MemoryStoreError,
     StoreClosedError,
     StoreMissingError,
 )
+from lychd_core.graph.gcpause import cyclic_gc_paused
+from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.index import MemoryIndex
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery

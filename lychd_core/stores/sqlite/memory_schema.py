@@ -14,8 +14,13 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from lychd_core.errors import MemoryStoreError
-from lychd_core.memory.errors import CorruptStoreError, ForeignDatabaseError, StoreMissingError, StoreVersionError
+from lychd_core.errors import (
+    CorruptStoreError,
+    ForeignDatabaseError,
+    MemoryStoreError,
+    StoreMissingError,
+    StoreVersionError,
+)
 from lychd_core.state.paths import sqlite_identity
 
 APPLICATION_ID = 0x4C594D45

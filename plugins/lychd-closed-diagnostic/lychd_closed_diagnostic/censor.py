@@ -18,16 +18,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from lychd_core.errors import CutReason, CutRefused
 from lychd_core.families import PrivacyFinding
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.privacy import (
-    CallProjection,
-    ClosedVocabulary,
-    CutReason,
-    CutRefused,
-    FieldSpec,
-    RecordGrammar,
-)
+from lychd_core.privacy import CallProjection, ClosedVocabulary, FieldSpec, RecordGrammar
 from lychd_core.privacy.matching import SubstringSet
 
 GRAMMAR = RecordGrammar(

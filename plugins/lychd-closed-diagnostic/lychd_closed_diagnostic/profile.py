@@ -12,14 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, censor_texts, check_labels, findings
 from lychd_closed_diagnostic.pip_audit import PipAuditImporter
 from lychd_core.digests import json_digest
-from lychd_core.errors import PrivacyRefusal
+from lychd_core.errors import CutReason, CutRefused, PrivacyRefusal
 from lychd_core.families import PrivacyFinding
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
     ClosedVocabulary,
-    CutReason,
-    CutRefused,
     DisclosurePlan,
     OperationCount,
     RecordGrammar,

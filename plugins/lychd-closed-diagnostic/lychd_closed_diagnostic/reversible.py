@@ -17,15 +17,8 @@ from pydantic import BaseModel, Field
 
 from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, _check_no_leak, _owners, check_labels
 from lychd_closed_diagnostic.profile import ClosedDiagnosticOptions, ClosedDiagnosticProfile, censored_with_receipt
-from lychd_core.errors import PrivacyRefusal
-from lychd_core.privacy import (
-    CallProjection,
-    ClosedVocabulary,
-    CutReason,
-    CutRefused,
-    DisclosurePlan,
-    TransformationReceipt,
-)
+from lychd_core.errors import CutReason, CutRefused, PrivacyRefusal
+from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, TransformationReceipt
 from lychd_core.privacy.prepare import Censored, cut_policy_digest
 from lychd_core.privacy.pseudonyms import TOKEN_RE
 from lychd_core.privacy.vault.lease import SensitiveValue

@@ -10,17 +10,9 @@ from __future__ import annotations
 import pytest
 from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions, censor_texts, owner_spans
 
+from lychd_core.errors import CutReason, CutRefused
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import (
-    CallProjection,
-    ClosedVocabulary,
-    CutReason,
-    CutRefused,
-    DisclosurePlan,
-    SealAuthority,
-    local_ref,
-    parse_text,
-)
+from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, SealAuthority, local_ref, parse_text
 from lychd_core.privacy.prepare import PreparedCut, prepare_cut
 
 LABEL = PrivatizationLabel(

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from lychd_closed_diagnostic import GRAMMAR, PROFILE, ClosedDiagnosticOptions, ClosedDiagnosticProfile
 
-from lychd_core.errors import PrivacyRefusal
+from lychd_core.errors import CutReason, CutRefused, PrivacyRefusal
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import CutReason, CutRefused
 from lychd_core.testing import PrivacyProfileContract
 
 VOCABULARY = """schema = "closed-vocabulary@1"

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions, owner_spans
 
+from lychd_core.errors import CutRefused
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
 from lychd_core.privacy import (
     CallProjection,
     ClosedVocabulary,
-    CutRefused,
     DisclosurePlan,
     SealAuthority,
     TransformationReceipt,

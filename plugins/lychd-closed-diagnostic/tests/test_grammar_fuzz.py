@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from lychd_closed_diagnostic import GRAMMAR, censor_texts, owner_spans
 from lychd_closed_diagnostic.censor import check_ambiguity
 
+from lychd_core.errors import CutRefused
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
-from lychd_core.privacy import CallProjection, ClosedVocabulary, CutRefused, check_owners, parse_text
+from lychd_core.privacy import CallProjection, ClosedVocabulary, check_owners, parse_text
 
 VOCABULARY = ClosedVocabulary.from_mapping(
     {

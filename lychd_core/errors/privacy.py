@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from lychd_core.errors import LychdError, PrivacyRefusal
+from lychd_core.errors.base import LychdError, PrivacyRefusal
 
 
 class CutReason(StrEnum):
@@ -77,3 +78,18 @@ class VocabularyError(LychdError, ValueError):
 
 class ReceiptError(LychdError, ValueError):
     """A TransformationReceipt@1 is malformed (wrong schema, digest, count)."""
+
+
+class EgressRefused(PrivacyRefusal):
+    """An assembled context may not be sent to a target; ``decision`` names the offending nodes."""
+
+    def __init__(self, decision: Any) -> None:  # an EgressDecision (lychd_core.privacy.egress)
+        offenders = ", ".join(f"{o.node_id} ({'; '.join(o.reasons)})" for o in decision.offenders[:5])
+        more = len(decision.offenders) - 5
+        super().__init__(
+            f"egress to target {decision.target!r} refused: {offenders}"
+            + (f" and {more} more" if more > 0 else "")
+            + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
+            + (f"\n{decision.hint}" if decision.hint else "")
+        )
+        self.decision = decision

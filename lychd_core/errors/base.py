@@ -1,4 +1,4 @@
-"""Every typed error lychd-core raises.
+"""The base of every lychd-core error, ``LychdError``, and one family base per concern.
 
 One base, `LychdError`; each error also inherits the matching builtin where natural,
 so callers can catch either. Messages name the thing, what was expected and what to do.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from lychd_core.errors import LychdError
+from lychd_core.errors.base import LychdError
 
 
 class VaultError(LychdError):
@@ -101,3 +101,7 @@ class RehydratedFlowRefused(VaultError, PermissionError):
 
 class VaultInputError(VaultError, ValueError):
     """A file or argument given to the vault is unreadable or malformed."""
+
+
+class LockError(VaultError, OSError):
+    """A buffer could not be locked in memory (RLIMIT_MEMLOCK, or no mlock on this platform)."""

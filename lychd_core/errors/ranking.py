@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lychd_core.errors import LychdError
+from lychd_core.errors.base import LychdError
 
 
 class RankingError(LychdError):

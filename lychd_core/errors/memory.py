@@ -7,7 +7,9 @@ locked, newer schema).
 
 from __future__ import annotations
 
-from lychd_core.errors import MemoryRecordError, MemoryStoreError
+from typing import Literal
+
+from lychd_core.errors.base import LychdError, MemoryRecordError, MemoryStoreError
 
 # --- records --------------------------------------------------------------------
 
@@ -24,7 +26,7 @@ class EmptyScopeError(MemoryRecordError):
     """A record names no scope field at all."""
 
 
-class MissingSourceError(MemoryRecordError):
+class MissingSourceEventError(MemoryRecordError):
     """A record names no source event."""
 
 
@@ -121,3 +123,15 @@ class StoreConnectionError(MemoryStoreError, ConnectionError):
 
 class StoreCopyError(MemoryStoreError):
     """A copied store does not verify: its index digest differs from the source's."""
+
+
+RefusalReason = Literal["missing", "changed", "superseded", "inactive", "forgotten", "over-bound"]
+
+
+class RecallRefusedError(LychdError):
+    """A recall receipt no longer resolves exactly; the call is refused, nothing is searched again."""
+
+    def __init__(self, message: str, *, memory_id: str, reason: RefusalReason) -> None:
+        super().__init__(message)
+        self.memory_id = memory_id
+        self.reason = reason
