@@ -32,11 +32,11 @@ from lychd_core.memory import (
     MemoryQuery,
     MemoryRecord,
     MemoryScope,
-    SqliteMemoryStore,
     replay,
     scan,
 )
-from lychd_core.memory.migrations import apply_migrations
+from lychd_core.stores.sqlite import SqliteMemoryStore
+from lychd_core.stores.sqlite.memory_schema import apply_migrations
 from lychd_core.vocabulary import Provenance
 
 T = TypeVar("T")

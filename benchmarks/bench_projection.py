@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import libcst
 
 from lychd_core.config import default_config, parse_config
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.registry import get_registry
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 OPTIONS = {"definitions": "public"}  # lists every non-underscore definition, whatever __all__ says

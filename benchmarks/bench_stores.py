@@ -31,10 +31,11 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_memory import generate, queries
 
-from lychd_core.memory import MemoryQuery, SqliteMemoryStore
+from lychd_core.memory import MemoryQuery
 from lychd_core.memory.codec import stored_row
+from lychd_core.memory.protocol import MemoryStore
 from lychd_core.stores.postgres import PostgresMemoryStore
-from lychd_core.stores.protocols import MemoryStore
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import contract_record
 

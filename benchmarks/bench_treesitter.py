@@ -45,11 +45,11 @@ from lychd_structure_treesitter.languages import parser
 from lychd_core.config import default_config, parse_config
 from lychd_core.digests import sha256_digest
 from lychd_core.families import SourceMaterial
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.registry import get_registry
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 WORDS = [
     "account",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from lychd_core.labels import PrivacyClass, PrivatizationLabel, join_labels
     from lychd_core.projection import MaterialRef, Projector, Workspace
 
-__version__ = "0.1.0"
+from lychd_core.version import __version__
 
 _EXPORTS = {
     "lychd_core.blocks": ("Block", "Layer", "Lineage", "Omission", "prefix_digest"),

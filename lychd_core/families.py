@@ -93,7 +93,7 @@ class ProjectionProfile(Plugin, Protocol):
     Optional capability attribute ``file_media_types: Mapping[str, str]``: the exact file
     names and extensions (``{".toy": "text/x-toy"}``) of the profile's own media types;
     detection uses them after the configuration's ``[media_types]`` and before the core's
-    tables (:mod:`lychd_core.projection.declared`).
+    tables (:mod:`lychd_core.config.media_table`).
 
     Optional capability attribute ``time_bounded = True``: every call ends on its own in
     bounded time, so with one process the core calls it in the caller's process instead

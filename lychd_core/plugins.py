@@ -26,6 +26,7 @@ from lychd_core.errors import (
     PluginTimeoutError,
     PluginValidationError,
 )
+from lychd_core.version import __version__
 
 T = TypeVar("T")
 
@@ -138,8 +139,6 @@ class PluginHost:
 
 
 def _core_version() -> str:
-    from lychd_core import __version__
-
     return __version__
 
 

@@ -9,7 +9,8 @@ import pytest
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.config import default_config
 from lychd_core.errors import MemoryStoreError
-from lychd_core.memory import SqliteMemoryStore, load_records_file
+from lychd_core.memory import load_records_file
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Trust
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "memory.json"

@@ -29,9 +29,9 @@ from lychd_core.integrations.langchain import GovernedMiddleware, governed_pre_m
 from lychd_core.integrations.langchain_wire import from_wire, measured_wire_of, to_wire
 from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.recall import RecallEntry, RecallReceipt
 from lychd_core.privacy import EgressConfig, EgressRefused, EgressTarget
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 
 PAD = "lorem ipsum dolor " * 6

@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
 from lychd_core.config import check_config, default_config, load_config, parse_config
+from lychd_core.config.media_table import EMPTY_TABLE, candidate_extensions, media_table
 from lychd_core.errors import ConfigError, MediaTypeConflictError, PluginValidationError
 from lychd_core.families import PluginFamily, Projected, SourceMaterial
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, is_textual, known_text_types
 from lychd_core.plugins import PluginSource
-from lychd_core.projection.cache import ProjectionCache
-from lychd_core.projection.declared import EMPTY_TABLE, candidate_extensions, media_table
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import detect_media_type
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import Registry, get_registry
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 
 class NoOptions(BaseModel):

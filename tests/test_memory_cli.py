@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict
 from lychd_core.cli import main, memory_cmd
 from lychd_core.config import default_config
 from lychd_core.families import PluginFamily
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.registry import Registry, registry_from
 from lychd_core.roles import RoleProfile
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.vocabulary import ContextClass, Operation, Provenance
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "memory.json"

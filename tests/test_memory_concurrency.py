@@ -11,7 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from lychd_core.memory import ClaimType, MemoryRecord, MemoryScope, SqliteMemoryStore, add_feedback
+from lychd_core.memory import ClaimType, MemoryRecord, MemoryScope, add_feedback
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.vocabulary import Provenance
 
 WRITERS = 4
@@ -68,7 +69,8 @@ def test_several_processes_write_at_once(tmp_path: Path) -> None:
 CHILD = textwrap.dedent(
     """
     import sys
-    from lychd_core.memory import ClaimType, MemoryRecord, MemoryScope, SqliteMemoryStore
+    from lychd_core.memory import ClaimType, MemoryRecord, MemoryScope
+    from lychd_core.stores.sqlite import SqliteMemoryStore
     from lychd_core.vocabulary import Provenance
 
     store = SqliteMemoryStore.open(sys.argv[1])

@@ -21,7 +21,6 @@ from lychd_core.config import Governors
 from lychd_core.errors import MemoryStoreError
 from lychd_core.integrations import GovernedContext
 from lychd_core.integrations.pydantic_ai_recall import OutboundRecall, reserved_governors
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.lifecycle import supersede
 from lychd_core.memory.recall import (
     SEMANTIC_GUIDANCE,
@@ -31,6 +30,7 @@ from lychd_core.memory.recall import (
     SemanticEnvelope,
     resolve_recall,
 )
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 
 

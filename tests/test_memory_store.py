@@ -16,7 +16,6 @@ from lychd_core.memory import (
     MemoryQuery,
     MemoryRecord,
     MemoryScope,
-    SqliteMemoryStore,
     Tombstone,
     expire,
     forget,
@@ -40,7 +39,8 @@ from lychd_core.memory.errors import (
     TombstoneMismatchError,
     UnknownMemoryError,
 )
-from lychd_core.memory.migrations import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, apply_migrations
+from lychd_core.stores.sqlite import SqliteMemoryStore
+from lychd_core.stores.sqlite.memory_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, apply_migrations
 from tests.support.memories import memory_record
 
 

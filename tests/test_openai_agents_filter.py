@@ -41,9 +41,9 @@ from lychd_core.integrations.openai_agents import GovernedInputFilter
 from lychd_core.integrations.openai_agents_wire import from_wire, to_wire
 from lychd_core.integrations.outbound_engine import OutboundEngine, OutboundOutcome, Recall
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.recall import RecallEntry, RecallReceipt
 from lychd_core.privacy import EgressConfig, EgressRefused, EgressTarget
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from tests.support.memories import memory_record
 
 set_tracing_disabled(True)  # the SDK's own tracing would try to export

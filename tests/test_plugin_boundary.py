@@ -9,7 +9,7 @@ import pytest
 from lychd_toy.plugins import ToyRoles, UpperProfile
 
 from lychd_core import plugins as plugins_module
-from lychd_core.config import default_config, role_profile
+from lychd_core.config import default_config
 from lychd_core.errors import (
     DuplicatePluginError,
     PluginCallError,
@@ -132,4 +132,4 @@ def test_a_role_policy_that_exits_is_typed_and_names_its_distribution() -> None:
         }
     )
     with pytest.raises(PluginCallError, match=r"acme-exit.*SystemExit"):
-        role_profile(config, registry, "writer")
+        config.role_profile("writer", registry)

@@ -16,9 +16,9 @@ import pytest
 
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.memory.codec import parse_records_json
-from lychd_core.projection.cache import CacheKey
 from lychd_core.stores.postgres.cache import PostgresProjectionCache
 from lychd_core.stores.postgres.memory import PostgresMemoryStore
+from lychd_core.stores.sqlite.cache import CacheKey
 from lychd_core.testing.postgres import USER, PostgresServer
 from lychd_core.testing.store_contract import CACHE_FACTS, CACHE_KEY, CACHE_OUTCOME
 from tests.support.hostile import example_records

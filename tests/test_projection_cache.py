@@ -17,12 +17,12 @@ from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import PluginFamily, Projected
-from lychd_core.projection import cache_file
-from lychd_core.projection.cache import CacheKey, ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import detect_media_type
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import registry_from
+from lychd_core.stores.sqlite import cache_file
+from lychd_core.stores.sqlite.cache import CacheKey, ProjectionCache
 
 KEY = CacheKey(sha256_digest(b"src"), "verbatim", 1, sha256_digest(b"opts"), "python 3.11 codecs")
 OUTCOME = Projected(

@@ -16,7 +16,7 @@ from lychd_core.families import Projected
 from lychd_core.projection import cache_entries
 from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
 from lychd_core.projection.outcomes import canonical_facts, checked
-from lychd_core.stores.keys import mac, mac_of_encoded
+from lychd_core.state.keys import mac, mac_of_encoded
 
 SECRET = b"s" * 32
 KEY = CacheKey(sha256_digest(b"src"), "structure.typescript", 3, sha256_digest(b"o"), "tree-sitter 0")

@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config, parse_config
+from lychd_core.config.media_table import file_suffix, file_suffixes
 from lychd_core.errors import LychdError, MaterialError
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.current import current_refs
-from lychd_core.projection.declared import file_suffix, file_suffixes
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS, FileRecord, settled
 from lychd_core.projection.materials import DigestMismatchError, MaterialRef, MaterialScopeError, Workspace
 from lychd_core.projection.media import detect_media_type
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 
 def projector(root: Path, state: Path, margin: int = 0) -> Projector:

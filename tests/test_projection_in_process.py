@@ -14,10 +14,10 @@ from pydantic import BaseModel, ConfigDict
 from lychd_core.config import default_config, parse_config
 from lychd_core.families import PluginFamily, Projected, SourceMaterial, Unavailable
 from lychd_core.projection import pool
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector, RequiredMaterialUnavailable
 from lychd_core.registry import registry_from
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 
 class NoOptions(BaseModel):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lychd_core.projection.record_mac import TAG_PREFIX, record_verifier, sign_record
-from lychd_core.stores.keys import mac_of_encoded
+from lychd_core.state.keys import mac_of_encoded
 
 SECRET = b"s" * 32
 DOMAIN = b"lychd-run-record/1"

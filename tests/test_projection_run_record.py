@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 
 from lychd_core.blocks import Block
 from lychd_core.config import default_config, parse_config
-from lychd_core.projection import cache as cache_module
-from lychd_core.projection import cache_file as cache_file_module
 from lychd_core.projection import run_record
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.projection.record_mac import sign_record
 from lychd_core.registry import get_registry
-from lychd_core.stores.keys import encoded
+from lychd_core.state.keys import encoded
+from lychd_core.stores.sqlite import cache as cache_module
+from lychd_core.stores.sqlite import cache_file as cache_file_module
+from lychd_core.stores.sqlite.cache import ProjectionCache
 
 MARGIN = 50_000_000  # 50 ms racy margin; the tests sleep past it so their files are settled
 FILES = {

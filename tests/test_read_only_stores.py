@@ -25,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lychd_core.memory import store as memory_store
 from lychd_core.memory.codec import load_records_file
-from lychd_core.memory.store import SqliteMemoryStore
-from lychd_core.projection.cache import ProjectionCache
+from lychd_core.stores.sqlite import memory as memory_store
+from lychd_core.stores.sqlite.cache import ProjectionCache
+from lychd_core.stores.sqlite.memory import SqliteMemoryStore
 from tests.support.hostile import EXAMPLES, Outcome, check_contract, example_records, run_subprocess, workspace, write
 
 PR_CAPBSET_DROP = 24
@@ -178,8 +178,8 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lychd_core.families import Projected
-    from lychd_core.projection import cache_file as cache_file_module
     from lychd_core.projection.cache_entries import CacheKey
+    from lychd_core.stores.sqlite import cache_file as cache_file_module
 
     key = CacheKey("sha256:" + "0" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
     other = CacheKey("sha256:" + "2" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
@@ -199,8 +199,8 @@ def test_a_read_only_projection_cache_serves_hits_and_stores_nothing(
 
 def test_a_cache_that_cannot_be_created_is_an_empty_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from lychd_core.families import Projected
-    from lychd_core.projection import cache_file as cache_file_module
     from lychd_core.projection.cache_entries import CacheKey
+    from lychd_core.stores.sqlite import cache_file as cache_file_module
 
     key = CacheKey("sha256:" + "0" * 64, "verbatim", 1, "sha256:" + "1" * 64, "v1")
     monkeypatch.setattr(cache_file_module, "creatable", lambda _path: False)

@@ -11,7 +11,7 @@ import pytest
 
 from lychd_core.cli import main
 from lychd_core.projection.walk import walk_files
-from lychd_core.stores.state_dir import CACHEDIR_SIGNATURE, is_cache_dir, prepare_state_dir
+from lychd_core.state.directory import CACHEDIR_SIGNATURE, is_cache_dir, prepare_state_dir
 
 
 def workspace(root: Path) -> Path:

@@ -10,14 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.config import default_config
-from lychd_core.memory import MemoryQuery, MemoryScope, SqliteMemoryStore
+from lychd_core.memory import MemoryQuery, MemoryScope
 from lychd_core.memory.lifecycle import quarantine, review
-from lychd_core.projection.cache import ProjectionCache
+from lychd_core.memory.protocol import MemoryStore
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
 from lychd_core.stores.postgres import PostgresMemoryStore, PostgresProjectionCache
-from lychd_core.stores.protocols import MemoryStore
+from lychd_core.stores.sqlite import SqliteMemoryStore
+from lychd_core.stores.sqlite.cache import ProjectionCache
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import contract_record
 

@@ -10,16 +10,16 @@ import pytest
 
 from lychd_core.digests import sha256_digest
 from lychd_core.errors import ProjectionCacheError
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.errors import ForeignDatabaseError, StoreConnectionError, StoreVersionError
-from lychd_core.memory.migrations import LATEST_VERSION
-from lychd_core.projection.cache import ProjectionCache
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import detect_media_type
 from lychd_core.stores.postgres.cache import PostgresProjectionCache
 from lychd_core.stores.postgres.memory import PostgresMemoryStore
 from lychd_core.stores.postgres.schema import PG_MIGRATIONS
-from lychd_core.stores.protocols import ProjectionCacheStore
+from lychd_core.stores.sqlite import SqliteMemoryStore
+from lychd_core.stores.sqlite.cache import ProjectionCache
+from lychd_core.stores.sqlite.memory_schema import LATEST_VERSION
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import (
     CACHE_FACTS,

@@ -18,7 +18,6 @@ import pytest
 
 from lychd_core.config import default_config
 from lychd_core.digests import sha256_digest, text_digest
-from lychd_core.memory import SqliteMemoryStore
 from lychd_core.memory.errors import StoreConnectionError
 from lychd_core.memory.lifecycle import review
 from lychd_core.projection.materials import MaterialRef, Workspace
@@ -26,6 +25,7 @@ from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
 from lychd_core.stores.copy import copy_memory_store
 from lychd_core.stores.postgres import PostgresMemoryStore, PostgresProjectionCache
+from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import contract_record
 

@@ -18,11 +18,11 @@ from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
 from lychd_core.memory.codec import stored_record
 from lychd_core.memory.errors import CorruptStoreError
-from lychd_core.projection.cache import ProjectionCache
 from lychd_core.projection.cache_entries import CacheKey, decode_entry, encode_entry
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
+from lychd_core.stores.sqlite.cache import ProjectionCache
 from lychd_core.testing.store_contract import contract_record
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "memory.json"

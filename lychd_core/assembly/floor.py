@@ -1,4 +1,5 @@
-"""The Stable Floor (layers 1-4) as instruction text with explicit source boundaries.
+"""The Stable Floor (layers 1-4): the ``Floor`` value the stages pass along, and its
+rendering as instruction text with explicit source boundaries.
 
 Each block is introduced by its layer and key and closed by its key, so a model
 (and a reader of a trace) can tell where one attributed source ends and the next
@@ -9,12 +10,59 @@ byte-identical text. No Pydantic AI import.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.errors import BlockError
 
 BLOCK_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class FloorEntry:
+    """One floor block and whether the call must carry it (a named file, the environment)."""
+
+    block: Block
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The ordered floor blocks of one assembly, each with its requirement: one value, so a
+    block and whether it is required never travel apart."""
+
+    entries: tuple[FloorEntry, ...] = ()
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[Block, bool]]) -> Floor:
+        return cls(tuple(FloorEntry(block, required) for block, required in pairs))
+
+    def __iter__(self) -> Iterator[FloorEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return tuple(entry.block for entry in self.entries)
+
+    @property
+    def required(self) -> tuple[bool, ...]:
+        return tuple(entry.required for entry in self.entries)
+
+    def required_chars(self) -> int:
+        """Characters of the blocks the call must carry."""
+        return sum(len(entry.block.text) for entry in self.entries if entry.required)
+
+    def required_chars_by_layer(self) -> dict[str, int]:
+        """Required characters per floor layer (``identity``, ``codex``, ``environment``, ``karma``)."""
+        parts = {layer.name.lower(): 0 for layer in (Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA)}
+        for entry in self.entries:
+            if entry.required:
+                parts[entry.block.layer.name.lower()] += len(entry.block.text)
+        return parts
 
 
 class FloorBlockError(BlockError):

@@ -44,6 +44,14 @@ FLOOR_KINDS: dict[Layer, NodeKind] = {
         Provenance.APPLICATION, Authority.NON_AUTHORITATIVE, Trust.TRUSTED, ContextClass.MEMORY_EVIDENCE
     ),
 }
+
+
+def is_codex_node(node: ContextNode) -> bool:
+    """A node made from a layer-2 (Codex) block: its checked kind says so, not its id."""
+    kind = FLOOR_KINDS[Layer.CODEX]
+    return node.provenance is kind.provenance and node.context_class is kind.context_class
+
+
 # Memory is quoted, non-authoritative, untrusted evidence: never policy, never a capability.
 MEMORY = NodeKind(Provenance.MEMORY, Authority.NON_AUTHORITATIVE, Trust.UNTRUSTED, ContextClass.MEMORY_EVIDENCE)
 QUERY = NodeKind(Provenance.USER, Authority.USER_INSTRUCTION, Trust.TRUSTED, ContextClass.QUERY)

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from lychd_core.assembly.context import AssembledContext
-from lychd_core.privacy.egress import EgressDecision
-from lychd_core.privacy.errors import EgressRefused
+from lychd_core.privacy.egress import EgressDecision, EgressRefused
 from lychd_core.telemetry import AttributeValue, assembly_span, omission_attributes
 
 P = ParamSpec("P")

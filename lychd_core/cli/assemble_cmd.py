@@ -16,19 +16,16 @@ from lychd_core.cli.assemble_explain import show_explain
 from lychd_core.cli.assemble_formats import markdown_text, prompt_text
 from lychd_core.cli.assemble_show import show_summary
 from lychd_core.cli.assemble_summary import AssemblySummary, summarize
+from lychd_core.cli.command_inputs import material_refs, read_messages
 from lychd_core.cli.label_view import add_label_arguments, caller_labels
 from lychd_core.cli.loading import CONFIG_HELP, command_config, config_in_use
 from lychd_core.cli.output import console, json_text, write_output
 from lychd_core.cli.progress import progress_bar
-from lychd_core.errors import AssemblyError, MaterialError
-from lychd_core.inputs import parse_json, read_input_bytes, read_input_text
+from lychd_core.errors import AssemblyError
+from lychd_core.inputs import read_input_text
 from lychd_core.labels import PrivatizationLabel
-from lychd_core.projection.current import current_refs
-from lychd_core.projection.materials import MaterialRef, Workspace
-from lychd_core.projection.walk import walk_files
-from lychd_core.stores.protocols import ProjectionCacheStore
+from lychd_core.projection.materials import MaterialRef
 
-MAX_MESSAGES_BYTES = 256 * 1024 * 1024
 MAX_QUERY_BYTES = 16 * 1024 * 1024
 FORMATS = ("summary", "prompt", "markdown", "json")
 SUMMARY_WIDTH = 100
@@ -84,44 +81,10 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _read_messages(path: str | None, what: str) -> list[Any]:
-    if path is None:
-        return []
-    text = read_input_bytes(path, what=f"--{what}", max_bytes=MAX_MESSAGES_BYTES, error=AssemblyError)
-    value = parse_json(text, source=f"--{what} {path}", error=AssemblyError)
-    if not isinstance(value, list):
-        raise AssemblyError(f"--{what} {path}: expected a JSON list of messages, got {type(value).__name__}")
-    return value
-
-
 def _query(args: argparse.Namespace) -> str:
     if args.query_file is None:
         return str(args.query)
     return read_input_text(args.query_file, what="--query-file", max_bytes=MAX_QUERY_BYTES, error=AssemblyError)
-
-
-def _material_refs(
-    workspace: Workspace, paths: list[str], cache: ProjectionCacheStore | None = None
-) -> tuple[list[MaterialRef], list[Unexplained]]:
-    """A named file is required (any refusal stops the run); a file found by walking a
-    directory is optional, and one that cannot be referenced is reported, not fatal."""
-    refs: list[MaterialRef] = []
-    skipped: list[Unexplained] = []
-    for raw in paths:
-        relative, is_dir = workspace.argument(raw)
-        if not is_dir:
-            refs.append(MaterialRef.for_current(workspace, relative, required=True))
-            continue
-        walked = walk_files(workspace.root / relative, workspace.root)
-        skipped += [Unexplained(path, f"unreadable directory: {reason}") for path, reason in walked.unreadable]
-        skipped += [Unexplained(path, reason) for path, reason in walked.refused]
-        files = list(walked.files)
-        for file, found in zip(files, current_refs(workspace, cache, files, required=False), strict=True):
-            if isinstance(found, MaterialError):  # unchanged recorded files are not re-read to be referenced
-                skipped.append(Unexplained(file, f"{type(found).__name__}: {found}"))
-            else:
-                refs.append(found)
-    return refs, skipped
 
 
 def run(args: argparse.Namespace) -> int:
@@ -136,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     assert orchestrator.workspace is not None
     try:
         cache = orchestrator.projector().cache if args.material else None
-        refs, skipped = _material_refs(orchestrator.workspace, args.material, cache)
+        refs, skipped = material_refs(orchestrator.workspace, args.material, cache)
         with progress_bar("projecting", len(refs)) as advance:
             orchestrator.progress = advance
             assembled = _assemble(orchestrator, args, query, refs)
@@ -193,8 +156,8 @@ def _assemble(
         query=query,
         identity=identity,
         codex=refs,
-        history=_read_messages(args.history, "history"),
-        continuation=_read_messages(args.continuation, "continuation"),
+        history=read_messages(args.history, "history"),
+        continuation=read_messages(args.continuation, "continuation"),
         role=args.role,
         window=args.window,
         reserve_output=args.reserve_output,

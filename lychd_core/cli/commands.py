@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from lychd_core import __version__
+from lychd_core.version import __version__
 
 
 class CommandInfo(NamedTuple):

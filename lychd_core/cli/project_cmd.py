@@ -13,15 +13,15 @@ from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.cli.progress import progress_bar
 from lychd_core.config import LychdConfig
+from lychd_core.config.media_table import MediaTable
 from lychd_core.errors import MaterialError
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.current import current_refs
-from lychd_core.projection.declared import MediaTable
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.projector import Contribution, Projector
 from lychd_core.projection.walk import walk_files
 from lychd_core.registry import get_registry
 from lychd_core.stores.factory import open_projection_cache
-from lychd_core.stores.protocols import ProjectionCacheStore
 
 SHOWN_UNAVAILABLE = 50
 

@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from lychd_core.assembly import ContextOrchestrator
+from lychd_core.cli.command_inputs import material_refs, read_messages
 from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.errors import AssemblyError
@@ -31,14 +32,12 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lychd_core.cli.assemble_cmd import _material_refs, _read_messages  # assemble_cmd imports this module
-
     if args.limit < 0:
         raise AssemblyError(f"--limit must be 0 (all) or a positive number, got {args.limit}")
     config = command_config(args)
     orchestrator = ContextOrchestrator(config, workspace=Path(args.workspace))
     assert orchestrator.workspace is not None
-    refs, skipped = _material_refs(orchestrator.workspace, args.material)
+    refs, skipped = material_refs(orchestrator.workspace, args.material)
     profiles = weighted_profiles(config, orchestrator.registry)
     if not profiles:
         raise AssemblyError("no ranking profiles are configured; add [[ranking.profiles]] to the configuration")
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if c.block is not None and c.block.text
     ]
     blocks = [c.block for c in contributions if c.block is not None and c.ref.required]
-    query = ranking_query(config, args.query, _read_messages(args.history, "history"), blocks, [True] * len(blocks))
+    query = ranking_query(config, args.query, read_messages(args.history, "history"), blocks, [True] * len(blocks))
     report = rank_or_fallback(profiles, query, candidates)
     shown = report.entries[: args.limit] if args.limit else report.entries
     if args.json:

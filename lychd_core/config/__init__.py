@@ -5,6 +5,7 @@ Every model forbids unknown keys. Loading reads with ``tomllib``; writing uses
 errors (unknown plugin, revision, options) are collected pre-commit style.
 """
 
+from lychd_core.config.checks import check_config, resolve_rule
 from lychd_core.config.defaults import (
     DEFAULT_COMPRESSORS,
     DEFAULT_EGRESS,
@@ -27,8 +28,8 @@ from lychd_core.config.models import (
     ProjectionRule,
     StrictModel,
 )
+from lychd_core.config.pins import ResolvedPin, resolve_pin
 from lychd_core.config.problems import format_location, validation_problems
-from lychd_core.config.resolution import ResolvedPin, check_config, resolve_rule, role_profile
 
 __all__ = [
     "DEFAULT_COMPRESSORS",
@@ -54,7 +55,7 @@ __all__ = [
     "format_location",
     "load_config",
     "parse_config",
+    "resolve_pin",
     "resolve_rule",
-    "role_profile",
     "validation_problems",
 ]

@@ -6,15 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from lychd_core.config.resolution import role_profile
-from lychd_core.errors import MediaTypeError
+from lychd_core.config.pins import resolve_pin
+from lychd_core.config.ranking import RankingConfig
+from lychd_core.config.stores import StoresConfig
+from lychd_core.config.tokens import HistoryConfig, TokensConfig
+from lychd_core.errors import MediaTypeError, PluginCallError
+from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind, normalize_media_type
+from lychd_core.plugins import call_plugin
 from lychd_core.privacy.settings import EgressConfig, LabelRule
-from lychd_core.ranking.settings import RankingConfig
 from lychd_core.registry import Registry, get_registry
 from lychd_core.roles import RoleProfile
-from lychd_core.stores.settings import StoresConfig
-from lychd_core.tokens.settings import HistoryConfig, TokensConfig
 
 SCHEMA_VERSION = 1
 MAX_CONFIG_BYTES = 1 << 20
@@ -245,4 +247,16 @@ class LychdConfig(StrictModel):
         """One call: the profile of ``role`` from the pinned ``role_policy``, its options
         validated (``ConfigError`` names what the policy refused), the policy called
         behind the plugin boundary; ``registry`` defaults to the process-wide one."""
-        return role_profile(self, registry or get_registry(), role)
+        return _role_profile(self.role_policy, registry or get_registry(), role)
+
+
+def _role_profile(pin: PluginPin, registry: Registry, role: str) -> RoleProfile:
+    """The configured role policy's profile of ``role``: options validated, the policy called
+    behind the plugin boundary (typed errors, time limit), its answer checked."""
+    resolved = resolve_pin(registry, PluginFamily.ROLE_POLICY, pin.name, pin.revision, pin.options, "role_policy")
+    plugin = resolved.plugin
+    what = f"role policy {plugin.pin} profile({role!r})"
+    profile = call_plugin(plugin.distribution, what, plugin.obj.profile, role, resolved.options)
+    if not isinstance(profile, RoleProfile):
+        raise PluginCallError(f"{what} from {plugin.distribution} returned {type(profile).__name__}, not a RoleProfile")
+    return profile

@@ -16,12 +16,12 @@ from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
 from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
 from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, trim_start
 from lychd_core.config import Governors
+from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.history import Message, compact_json, iter_groups_newest_first
 from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection, select_history
 from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
 from lychd_core.roles import RoleProfile
-from lychd_core.tokens.settings import HistoryConfig
 
 ItemT = TypeVar("ItemT")
 

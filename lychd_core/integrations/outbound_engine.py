@@ -24,6 +24,7 @@ from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
 from lychd_core.assembly.trim import TrimDecision, TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors
+from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import BudgetError
 from lychd_core.history import Message
 from lychd_core.integrations.egress import CallLabels, request_node_labels
@@ -34,7 +35,6 @@ from lychd_core.memory.recall import RecallProjection, RecallReceipt, RecallSour
 from lychd_core.privacy import EgressConfig, EgressDecision, decide_egress
 from lychd_core.roles import RoleProfile
 from lychd_core.telemetry import AssemblySpan, assembly_span, omission_attributes
-from lychd_core.tokens.settings import HistoryConfig
 
 DEFAULT_OUTPUT_RESERVE = AssemblyConfig().reserve_output
 COUNTER = "characters"

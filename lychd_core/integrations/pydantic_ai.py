@@ -32,6 +32,7 @@ from lychd_core.assembly.governors import BoundedMessages, resolve_window
 from lychd_core.assembly.trim import TrimState
 from lychd_core.blocks import Block
 from lychd_core.config import AssemblyConfig, Governors, LychdConfig
+from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import BudgetError
 from lychd_core.integrations.egress import CallLabels
 from lychd_core.integrations.outbound import LazyWire
@@ -64,7 +65,6 @@ from lychd_core.privacy import EgressConfig, EgressDecision
 from lychd_core.registry import Registry, get_registry
 from lychd_core.tokens import BoundCounter, CalibrationStore, reference_counter
 from lychd_core.tokens.resolve import resolve_counter
-from lychd_core.tokens.settings import HistoryConfig
 
 __all__ = [
     "GovernedContext",

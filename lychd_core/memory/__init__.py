@@ -1,4 +1,7 @@
-"""Derived memory: records, lifecycle, tombstones, retrieval, index and the SQLite store."""
+"""Derived memory: records, lifecycle, tombstones, retrieval, the index and the store contract.
+
+The store backends (SQLite, PostgreSQL) live in :mod:`lychd_core.stores`.
+"""
 
 from lychd_core.memory.codec import load_records_file, parse_records_json, record_from_json
 from lychd_core.memory.evidence import MemoryEvidence, evidence_text
@@ -7,11 +10,11 @@ from lychd_core.memory.filters import FILTER_ORDER, ExclusionReason
 from lychd_core.memory.index import MemoryIndex
 from lychd_core.memory.lifecycle import add_feedback, check_successor, expire, quarantine, release, review, supersede
 from lychd_core.memory.plan import RetrievalPlan
+from lychd_core.memory.protocol import MemoryStore
 from lychd_core.memory.query import MemoryQuery, RankingWeights
 from lychd_core.memory.records import ClaimType, Feedback, LifecycleState, MemoryRecord
 from lychd_core.memory.retrieval import retrieve, scan
 from lychd_core.memory.scope import MemoryScope, ScopePolicy
-from lychd_core.memory.store import SqliteMemoryStore
 from lychd_core.memory.tombstones import ActiveView, Tombstone, forget, replay
 
 __all__ = [
@@ -27,10 +30,10 @@ __all__ = [
     "MemoryQuery",
     "MemoryRecord",
     "MemoryScope",
+    "MemoryStore",
     "RankingWeights",
     "RetrievalPlan",
     "ScopePolicy",
-    "SqliteMemoryStore",
     "Tombstone",
     "add_feedback",
     "check_successor",

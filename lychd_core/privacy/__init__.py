@@ -3,6 +3,7 @@
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.egress import (
     EgressDecision,
+    EgressRefused,
     Offender,
     contributors_label,
     decide_egress,
@@ -13,7 +14,6 @@ from lychd_core.privacy.errors import (
     CutReason,
     CutRefused,
     DisclosurePlanError,
-    EgressRefused,
     ReceiptError,
     SealReason,
     SealRefused,

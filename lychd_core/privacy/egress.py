@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lychd_core.errors import PrivacyRefusal
 from lychd_core.labels import PrivatizationLabel, join_labels
-from lychd_core.privacy.errors import EgressRefused, UnknownContributorError
+from lychd_core.privacy.errors import UnknownContributorError
 from lychd_core.privacy.label_hints import label_hint
 from lychd_core.privacy.settings import EgressTarget
 
@@ -130,3 +131,18 @@ def contributors_label(
     if missing:
         raise UnknownContributorError(f"contributors are not nodes of this context: {', '.join(missing[:5])}")
     return join_labels(node_labels[name] for name in names)
+
+
+class EgressRefused(PrivacyRefusal):
+    """An assembled context may not be sent to a target; ``decision`` names the offending nodes."""
+
+    def __init__(self, decision: EgressDecision) -> None:
+        offenders = ", ".join(f"{o.node_id} ({'; '.join(o.reasons)})" for o in decision.offenders[:5])
+        more = len(decision.offenders) - 5
+        super().__init__(
+            f"egress to target {decision.target!r} refused: {offenders}"
+            + (f" and {more} more" if more > 0 else "")
+            + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
+            + (f"\n{decision.hint}" if decision.hint else "")
+        )
+        self.decision = decision

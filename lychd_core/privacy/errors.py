@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from lychd_core.errors import LychdError, PrivacyRefusal
-
-if TYPE_CHECKING:
-    from lychd_core.privacy.egress import EgressDecision
 
 
 class CutReason(StrEnum):
@@ -61,21 +57,6 @@ class SealRefused(PrivacyRefusal):
     def __init__(self, reason: SealReason, message: str) -> None:
         super().__init__(f"{reason.value}: {message}")
         self.reason = reason
-
-
-class EgressRefused(PrivacyRefusal):
-    """An assembled context may not be sent to a target; ``decision`` names the offending nodes."""
-
-    def __init__(self, decision: EgressDecision) -> None:
-        offenders = ", ".join(f"{o.node_id} ({'; '.join(o.reasons)})" for o in decision.offenders[:5])
-        more = len(decision.offenders) - 5
-        super().__init__(
-            f"egress to target {decision.target!r} refused: {offenders}"
-            + (f" and {more} more" if more > 0 else "")
-            + "; label the material with [[labels]] rules, choose a target that admits it, or prepare a Privacy Cut"
-            + (f"\n{decision.hint}" if decision.hint else "")
-        )
-        self.decision = decision
 
 
 class UnknownTargetError(LychdError, LookupError):

@@ -1,6 +1,11 @@
-"""Material projection: references, media types, walking, the projector, its worker pool and cache."""
+"""Material projection: references, media types, walking, the projector, its worker pool, cache keys.
 
-from lychd_core.projection.cache import CacheKey, ProjectionCache
+The cache contract is :mod:`lychd_core.projection.cache_protocol`; its backends (SQLite,
+PostgreSQL) live in :mod:`lychd_core.stores`.
+"""
+
+from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.materials import MaterialRef, ResolvedMaterial, Workspace
 from lychd_core.projection.media import MediaDecision, detect_media_type
 from lychd_core.projection.projector import Contribution, Projector, RequiredMaterialUnavailable
@@ -11,7 +16,7 @@ __all__ = [
     "Contribution",
     "MaterialRef",
     "MediaDecision",
-    "ProjectionCache",
+    "ProjectionCacheStore",
     "Projector",
     "RequiredMaterialUnavailable",
     "ResolvedMaterial",

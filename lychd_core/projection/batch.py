@@ -39,10 +39,10 @@ from lychd_core.registry import RegisteredPlugin
 
 if TYPE_CHECKING:
     from lychd_core.config import LychdConfig
+    from lychd_core.config.media_table import MediaTable
     from lychd_core.families import Projected
-    from lychd_core.projection.declared import MediaTable
+    from lychd_core.projection.cache_protocol import ProjectionCacheStore
     from lychd_core.projection.materials import Workspace
-    from lychd_core.stores.protocols import ProjectionCacheStore
 
 
 class RunHost(Protocol):

@@ -22,7 +22,7 @@ from lychd_core.blocks import Omission
 from lychd_core.digests import orjson_canonical, sha256_digest, text_digest
 from lychd_core.families import Projected
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import encoded, encoded_mac_matches, mac, mac_matches, mac_of_encoded
+from lychd_core.state.keys import encoded, encoded_mac_matches, mac, mac_matches, mac_of_encoded
 
 ENTRY_SCHEMA = 2
 """Version of the entry text; 2 = authenticated with a keyed MAC."""
@@ -69,7 +69,7 @@ def encode_entry(secret: bytes, key: CacheKey, outcome: Projected, facts: bytes)
     """(payload, facts, MAC): the payload embeds the key and the text's digest; the MAC binds all three.
 
     The MAC is taken over the bytes already at hand (orjson's payload, the canonical facts):
-    the same bytes :func:`~lychd_core.stores.keys.mac` would encode from the two texts.
+    the same bytes :func:`~lychd_core.state.keys.mac` would encode from the two texts.
     """
     value = {
         "schema": ENTRY_SCHEMA,

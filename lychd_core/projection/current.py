@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from lychd_core.errors import MaterialError
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.fingerprints import StatProbe, machine_scope
 from lychd_core.projection.materials import CURRENT_DIGEST_LIMIT, MaterialRef, Workspace, check_relative_path
-from lychd_core.stores.protocols import ProjectionCacheStore
 
 __all__ = ["current_refs"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import mac, mac_matches
+from lychd_core.state.keys import mac, mac_matches
 
 __all__ = ["RACY_MARGIN_NS", "FileRecord", "Fingerprint", "StatProbe", "fingerprint", "machine_scope", "settled"]
 

@@ -3,7 +3,7 @@
 libmagic (python-magic) says what the bytes are: binary or text, and the charset.
 It calls most source files ``text/plain``, so tables of file kinds (file name,
 extension, shebang) name the text kind: the core's own, extended by the configuration's
-``[media_types]`` and the profiles' declarations (:mod:`lychd_core.projection.declared`).
+``[media_types]`` and the profiles' declarations (:mod:`lychd_core.config.media_table`).
 Precedence, highest first:
 
 1. binary content (libmagic charset ``binary`` or a NUL byte) — never becomes text;
@@ -24,9 +24,9 @@ from typing import Literal
 
 import magic
 
+from lychd_core.config.media_table import EMPTY_TABLE, MediaTable, file_suffix
 from lychd_core.errors import MediaTypeError
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, OCTET_STREAM, is_textual, normalize_media_type
-from lychd_core.projection.declared import EMPTY_TABLE, MediaTable, file_suffix
 
 __all__ = ["EXTENSIONS", "FILE_NAMES", "SHEBANGS", "MediaDecision", "binary_reason", "detect_media_type", "sniff"]
 

@@ -20,6 +20,8 @@ from concurrent.futures import Future
 from pydantic import BaseModel
 
 from lychd_core.config import LychdConfig, resolve_rule
+from lychd_core.config.media_table import MediaTable
+from lychd_core.config.media_table import media_table as build_media_table
 from lychd_core.digests import text_digest
 from lychd_core.errors import (
     ConfigError,
@@ -32,10 +34,9 @@ from lychd_core.families import Projected, Unavailable
 from lychd_core.privacy.rules import label_for
 from lychd_core.projection.batch import RunPreparer
 from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.codex import codex_block
 from lychd_core.projection.contributions import Contribution
-from lychd_core.projection.declared import MediaTable
-from lychd_core.projection.declared import media_table as build_media_table
 from lychd_core.projection.fingerprints import RACY_MARGIN_NS
 from lychd_core.projection.materials import MaterialRef, Workspace
 from lychd_core.projection.media import MediaDecision
@@ -43,7 +44,6 @@ from lychd_core.projection.outcomes import Checked, Job, run_profile
 from lychd_core.projection.pool import JobRunner, in_process
 from lychd_core.projection.run_record import recall_run, remember_run, run_key
 from lychd_core.registry import RegisteredPlugin, Registry
-from lychd_core.stores.protocols import ProjectionCacheStore
 
 __all__ = ["Contribution", "ProfileMismatchError", "Projector", "RequiredMaterialUnavailable"]
 

@@ -38,7 +38,7 @@ from lychd_core.projection.contributions import Contribution
 from lychd_core.projection.fingerprints import Fingerprint, StatProbe, machine_scope
 from lychd_core.projection.media import MediaDecision
 from lychd_core.projection.record_mac import record_verifier, sign_record
-from lychd_core.stores.keys import encoded
+from lychd_core.state.keys import encoded
 
 if TYPE_CHECKING:
     from lychd_core.projection.batch import RunHost

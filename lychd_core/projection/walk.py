@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pathspec
 
-from lychd_core.stores.state_dir import is_cache_dir
+from lychd_core.state.directory import is_cache_dir
 
 GITIGNORE = ".gitignore"
 NEVER_WALKED = frozenset({".git", ".lychd"})

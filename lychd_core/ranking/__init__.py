@@ -1,5 +1,6 @@
 """Query-aware ranking of optional material: profiles, their combination, coarser resolutions."""
 
+from lychd_core.config.ranking import RankingConfig, RankingPin
 from lychd_core.ranking.engine import (
     RankedCandidate,
     RankingReport,
@@ -17,7 +18,6 @@ from lychd_core.ranking.errors import (
     UnknownCandidateError,
 )
 from lychd_core.ranking.explain import NodeRanking, node_rankings, ranking_json
-from lychd_core.ranking.settings import RankingConfig, RankingPin
 from lychd_core.ranking.stage import Placement, RankedFloor, rank_floor, ranking_query, weighted_profiles
 from lychd_core.ranking.terms import identifiers, path_terms, split_identifier, terms
 

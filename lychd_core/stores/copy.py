@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lychd_core.memory.errors import StoreCopyError
-from lychd_core.stores.protocols import MemoryStore
+from lychd_core.memory.protocol import MemoryStore
 
 
 def copy_memory_store(source: MemoryStore, destination: MemoryStore) -> dict[str, Any]:

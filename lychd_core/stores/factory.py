@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 
 from lychd_core.config import LychdConfig
+from lychd_core.config.stores import StoreConfig
 from lychd_core.errors import ConfigError, LychdError, MemoryStoreError
-from lychd_core.stores.paths import store_file
-from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
-from lychd_core.stores.settings import StoreConfig
-from lychd_core.stores.state_dir import prepare_state_dir
+from lychd_core.memory.protocol import MemoryStore
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
+from lychd_core.state.directory import prepare_state_dir
+from lychd_core.state.paths import store_file
 
 DEFAULT_SCHEMA = "lychd"
 DEFAULT_KEY_NAME = "cache.key"
@@ -45,7 +46,7 @@ def open_memory_store(config: LychdConfig, workspace: Path | str, *, create: boo
 
         dsn = dsn_from_environment(store, "stores.memory")
         return PostgresMemoryStore.open(dsn, schema=store.schema_name or DEFAULT_SCHEMA, create=create)
-    from lychd_core.memory.store import SqliteMemoryStore
+    from lychd_core.stores.sqlite.memory import SqliteMemoryStore
 
     path = config.stores.path_of(store, Path(workspace))
     if create:
@@ -90,6 +91,6 @@ def open_projection_cache(config: LychdConfig, workspace: Path | str) -> Project
 
         dsn = dsn_from_environment(store, "stores.projection_cache")
         return PostgresProjectionCache(dsn, schema=store.schema_name or DEFAULT_SCHEMA, key_path=key_path)
-    from lychd_core.projection.cache import ProjectionCache
+    from lychd_core.stores.sqlite.cache import ProjectionCache
 
     return ProjectionCache(config.stores.path_of(store, Path(workspace)), key_path=key_path)

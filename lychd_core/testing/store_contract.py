@@ -34,10 +34,11 @@ from lychd_core.memory.errors import (
     UnknownMemoryError,
 )
 from lychd_core.memory.lifecycle import expire, review
+from lychd_core.memory.protocol import MemoryStore
 from lychd_core.projection.cache_entries import CacheKey
+from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.fingerprints import FileRecord
 from lychd_core.projection.media import detect_media_type
-from lychd_core.stores.protocols import MemoryStore, ProjectionCacheStore
 from lychd_core.vocabulary import Provenance
 
 Opener = Callable[[bool], MemoryStore]

@@ -4,10 +4,10 @@
 in its own module because it reads the configuration, which embeds these settings.
 """
 
+from lychd_core.config.tokens import CounterChoice, HistoryConfig, TokensConfig, parse_pin
 from lychd_core.families import TokenCountKind
 from lychd_core.tokens.calibration import CalibrationError, CalibrationStore, Ratio, learned
 from lychd_core.tokens.counting import REFERENCE_PIN, BoundCounter, CountStats, TokenCountError, reference_counter
-from lychd_core.tokens.settings import CounterChoice, HistoryConfig, TokensConfig, parse_pin
 
 __all__ = [
     "REFERENCE_PIN",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lychd_core.config.resolution import resolve_pin
+from lychd_core.config.pins import resolve_pin
+from lychd_core.config.tokens import CounterChoice, parse_pin
 from lychd_core.families import PluginFamily
 from lychd_core.registry import Registry
 from lychd_core.tokens.calibration import CalibrationStore
 from lychd_core.tokens.counting import BoundCounter, reference_counter
-from lychd_core.tokens.settings import CounterChoice, parse_pin
 
 if TYPE_CHECKING:
     from lychd_core.config.models import LychdConfig

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from lychd_core.privacy.vault.errors import VaultIntegrityError, VaultLockedError, VaultStoreError
-from lychd_core.stores.sqlite_tx import immediate as sqlite_immediate
+from lychd_core.state.sqlite_tx import immediate as sqlite_immediate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

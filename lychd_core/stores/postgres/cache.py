@@ -29,7 +29,7 @@ from lychd_core.projection.cache_entries import (
 )
 from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import load_or_create_key
+from lychd_core.state.keys import load_or_create_key
 from lychd_core.stores.postgres.database import Database, lock_space
 
 FORMAT = "lychd-projection-cache"

@@ -1,6 +1,6 @@
 """The PostgreSQL memory store: one shared store for a fleet of agent workers.
 
-Same contract as :class:`~lychd_core.memory.store.SqliteMemoryStore`. Writers on any
+Same contract as :class:`~lychd_core.stores.sqlite.memory.SqliteMemoryStore`. Writers on any
 machine serialize per memory id with transaction-scoped advisory locks taken in a fixed
 order (no deadlocks); a batch of more than ``LOCKED_IDS_MAX`` ids takes the store-wide
 lock instead, which every per-id writer also holds shared. Revision numbering, tombstones

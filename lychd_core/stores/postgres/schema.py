@@ -15,8 +15,8 @@ import psycopg
 from psycopg import sql
 
 from lychd_core.memory.errors import ForeignDatabaseError, StoreMissingError, StoreVersionError
-from lychd_core.memory.migrations import FORMAT, LATEST_VERSION, Migration
 from lychd_core.stores.postgres.database import lock_space
+from lychd_core.stores.sqlite.memory_schema import FORMAT, LATEST_VERSION, Migration
 
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration(

@@ -13,8 +13,8 @@ from contextlib import suppress
 from pathlib import Path
 
 from lychd_core.errors import ProjectionCacheError
-from lychd_core.stores.paths import sqlite_identity
-from lychd_core.stores.readonly import connect_read_only, creatable, writable
+from lychd_core.state.paths import sqlite_identity
+from lychd_core.state.readonly import connect_read_only, creatable, writable
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
 SCHEMA_VERSION = 4  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records; 4: see below
@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS file_records (
 
 
 class CacheFile:
-    """The connection half of :class:`~lychd_core.projection.cache.ProjectionCache`: one
+    """The connection half of :class:`~lychd_core.stores.sqlite.cache.ProjectionCache`: one
     SQLite file, opened lazily, once per process. A subclass provides ``secret`` (the MAC
     key, loaded before the database is touched)."""
 
@@ -98,7 +98,7 @@ class CacheFile:
         self.secret  # noqa: B018 - a missing or bad key is refused before the database is touched
         if self._check_ours():
             self._create()
-        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see stores/readonly.py
+        elif not writable(self.path):  # read hits, write nothing (not even a WAL): see state/readonly.py
             return self._open_read_only()
         try:
             connection = self._open()

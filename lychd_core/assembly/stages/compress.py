@@ -1,4 +1,4 @@
-"""Compression inside assembly: when it runs, over what, and how its results render.
+"""Stage 5, compress: when compression runs inside assembly, over what, and how its results render.
 
 Compression runs only at a declared placement: ``over-budget`` runs the pinned
 compressors when the first plan leaves optional material out for lack of room, and
@@ -11,6 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lychd_core.assembly.nodes import floor_node_id, history_node_id, is_codex_node
+from lychd_core.assembly.request import AssemblyRequest
+from lychd_core.assembly.stages.graph import BuiltGraph
+from lychd_core.assembly.stages.select import Selection
 from lychd_core.blocks import Block, Layer, Lineage
 from lychd_core.compression.runner import CompressionOutcome, HistoryMessages, PinnedCompressor, compress_graph, pinned
 from lychd_core.compression.validation import ValidatedCompaction, in_play
@@ -50,7 +54,7 @@ def candidate(node: ContextNode) -> bool:
     """Assembly offers settled history groups and optional codex material: what it can render."""
     if node.context_class is ContextClass.HISTORY:
         return True
-    return node.id.startswith(f"L{int(Layer.CODEX)}:") and node.requirement is Requirement.OPTIONAL
+    return is_codex_node(node) and node.requirement is Requirement.OPTIONAL
 
 
 @dataclass(frozen=True)
@@ -139,8 +143,6 @@ def compress_for_assembly(
 
 def history_messages(history: Sequence[Message], groups: Sequence[MessageGroup]) -> HistoryMessages:
     """Each history node's checked messages (the caller's objects, read-only) and their texts."""
-    from lychd_core.assembly.nodes import history_node_id  # assembly imports this module
-
     return {history_node_id(g): (tuple(history[g.start : g.end]), g.texts) for g in groups}
 
 
@@ -180,8 +182,6 @@ def kept_in_order(
 
 def render_floor(floor: Sequence[Block], selected: set[str], compression: AssemblyCompression) -> tuple[Block, ...]:
     """Kept floor blocks in order, a derived block in place of the first of its sources."""
-    from lychd_core.assembly.nodes import floor_node_id  # assembly imports this module
-
     by_id = {floor_node_id(block): block for block in floor}
     kept = kept_in_order(list(by_id), selected, compression)
     return tuple(by_id[node_id] if c is None else derived_block(c) for node_id, c in kept)
@@ -210,3 +210,38 @@ def render_history(
 def derived_labels(compression: AssemblyCompression, selected: set[str]) -> dict[str, PrivatizationLabel]:
     """The label of every selected derived node: the join of its sources' labels."""
     return {c.node.id: c.label for c in compression.compactions if c.node.id in selected}
+
+
+def compress_selection(
+    selection: Selection,
+    built: BuiltGraph,
+    request: AssemblyRequest,
+    config: LychdConfig,
+    registry: Registry,
+    *,
+    chars_per_token: int,
+) -> tuple[AssemblyCompression, SelectionPlan]:
+    """Compress what the selection would omit, at the declared placement; the report, and
+    the plan that results (the selection's own when nothing ran)."""
+    labels = {floor_node_id(block): block.label for block in built.floor.blocks}
+    if request.history_label is not None:
+        labels.update({node.id: request.history_label for node in selection.history_nodes})
+    compressing = compresses(config, request.compress, request.semantic)
+    compression = compress_for_assembly(
+        selection.graph,
+        selection.plan,
+        config,
+        registry,
+        compress=request.compress,
+        chars_per_token=chars_per_token,
+        labels=labels,
+        older_unseen=built.older,
+        semantic=request.semantic,
+        history=history_messages(request.history, selection.history_groups) if compressing else None,
+    )
+    return compression, selection.plan if compression.outcome is None else compression.outcome.plan
+
+
+def compresses(config: LychdConfig, compress: bool | None, semantic: Compressor | None) -> bool:
+    """Whether any compressor may run: a placement other than ``never``, or a semantic one."""
+    return placement_of(config, compress) != "never" or semantic is not None

@@ -133,6 +133,6 @@ class StoresConfig(StrictModel):
 
     def path_of(self, store: StoreConfig, workspace: Path) -> Path:
         """Absolute path of an SQLite ``store``; a relative path must stay inside the state directory."""
-        from lychd_core.stores.paths import store_file
+        from lychd_core.state.paths import store_file
 
         return store_file(self.state_path(workspace), store.path, "path")

@@ -26,7 +26,7 @@ from lychd_core.families import PluginFamily
 from lychd_core.mediatypes import EXTENSIONS, FILE_NAMES, file_key_kind
 
 if TYPE_CHECKING:
-    from lychd_core.config import LychdConfig
+    from lychd_core.config.models import LychdConfig
     from lychd_core.registry import RegisteredPlugin, Registry
 
 CONFIGURATION = "configuration"

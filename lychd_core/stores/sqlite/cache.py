@@ -33,15 +33,15 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
-from lychd_core.projection.cache_file import (
+from lychd_core.projection.fingerprints import FileRecord, decode_file_records
+from lychd_core.projection.media import MediaDecision
+from lychd_core.state.keys import load_or_create_key
+from lychd_core.state.sqlite_tx import immediate, untranslated
+from lychd_core.stores.sqlite.cache_file import (
     APPLICATION_ID,
     RUN_RECORDS_TABLE,
     CacheFile,
 )
-from lychd_core.projection.fingerprints import FileRecord, decode_file_records
-from lychd_core.projection.media import MediaDecision
-from lychd_core.stores.keys import load_or_create_key
-from lychd_core.stores.sqlite_tx import immediate, untranslated
 
 if TYPE_CHECKING:
     from lychd_core.projection.run_record import RecordReader

@@ -25,16 +25,16 @@ from lychd_core.memory.errors import (
     StoreMissingError,
 )
 from lychd_core.memory.index import MemoryIndex
-from lychd_core.memory.migrations import check_read_only, check_store_file, prepare
 from lychd_core.memory.plan import RetrievalPlan
 from lychd_core.memory.query import MemoryQuery
 from lychd_core.memory.records import MemoryRecord
-from lychd_core.memory.sqlite_errors import store_errors
 from lychd_core.memory.tombstones import ActiveView, Tombstone, replay
+from lychd_core.state.paths import sqlite_identity
+from lychd_core.state.readonly import connect_read_only, writable
+from lychd_core.state.sqlite_tx import immediate
 from lychd_core.stores.admission import admit, admit_tombstone, check_digests, next_revision, tombstone_for
-from lychd_core.stores.paths import sqlite_identity
-from lychd_core.stores.readonly import connect_read_only, writable
-from lychd_core.stores.sqlite_tx import immediate
+from lychd_core.stores.sqlite.errors import store_errors
+from lychd_core.stores.sqlite.memory_schema import check_read_only, check_store_file, prepare
 
 _CHUNK = 500  # ids per IN (...) lookup, below SQLite's parameter limit
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lychd_core.errors import MemoryStoreError
 from lychd_core.memory.errors import CorruptStoreError, ForeignDatabaseError, StoreMissingError, StoreVersionError
-from lychd_core.stores.paths import sqlite_identity
+from lychd_core.state.paths import sqlite_identity
 
 APPLICATION_ID = 0x4C594D45
 """``b"LYME"``: lychd memory."""

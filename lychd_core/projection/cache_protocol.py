@@ -1,0 +1,58 @@
+"""The projection cache contract: what every projection cache backend provides.
+
+The SQLite and PostgreSQL backends in :mod:`lychd_core.stores` implement it; the store
+contract kit (:mod:`lychd_core.testing.store_contract`) runs the same checks over each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from lychd_core.families import Projected
+    from lychd_core.projection.cache_entries import CacheKey
+    from lychd_core.projection.fingerprints import FileRecord
+    from lychd_core.projection.media import MediaDecision
+
+
+@runtime_checkable
+class ProjectionCacheStore(Protocol):
+    """Successful projections keyed by what they are a pure function of, served only after a MAC check."""
+
+    def get(self, key: CacheKey) -> tuple[Projected, bytes] | None: ...
+
+    def put(self, key: CacheKey, outcome: Projected, facts: bytes) -> None: ...
+
+    def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None: ...
+
+    def media(
+        self, source_digest: str, file_name: str, pinned: str | None, declared: str = ""
+    ) -> MediaDecision | None: ...
+
+    def remember_media(
+        self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = ""
+    ) -> None: ...
+
+    def get_many(self, keys: Sequence[CacheKey]) -> dict[CacheKey, tuple[Projected, bytes]]:
+        """Verified entries for many keys at once (misses left out): one round trip per batch.
+
+        The outcomes' ``facts`` are None; their facts are the canonical bytes beside each one.
+        """
+        ...
+
+    def media_many(
+        self, queries: Sequence[tuple[str, str, str | None]], declared: str = ""
+    ) -> dict[tuple[str, str, str | None], MediaDecision]:
+        """Remembered decisions for many ``(source digest, file name, pin)`` queries (misses left out)."""
+        ...
+
+    def files(self, scope: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        """Verified file records (stat fingerprint -> digest and media decision) of ``paths`` in ``scope``."""
+        ...
+
+    def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None: ...
+
+    def count(self) -> int: ...
+
+    def close(self) -> None: ...
