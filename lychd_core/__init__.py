@@ -7,8 +7,9 @@ neither pydantic nor the stages: the parser worker and ``lychd --version`` need 
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from lychd_core.lazy import lazy_attribute
 
 if TYPE_CHECKING:
     from lychd_core.assembly import AssembledContext, ContextOrchestrator, Grant
@@ -22,21 +23,18 @@ if TYPE_CHECKING:
 from lychd_core.version import __version__
 
 _EXPORTS = {
-    "lychd_core.blocks": ("Block", "Layer", "Lineage", "Omission", "prefix_digest"),
-    "lychd_core.digests": ("canonical_json", "json_digest", "sha256_digest", "text_digest"),
-    "lychd_core.errors": ("LychdError",),
-    "lychd_core.labels": ("PrivacyClass", "PrivatizationLabel", "join_labels"),
-    "lychd_core.projection": ("MaterialRef", "Workspace", "Projector"),
-    "lychd_core.graph": ("ContextGraph", "ContextNode", "SelectionPlan", "TokenBudget", "select"),
-    "lychd_core.assembly": ("AssembledContext", "ContextOrchestrator", "Grant"),
+    "lychd_core.blocks": "Block Layer Lineage Omission prefix_digest",
+    "lychd_core.digests": "canonical_json json_digest sha256_digest text_digest",
+    "lychd_core.errors": "LychdError",
+    "lychd_core.labels": "PrivacyClass PrivatizationLabel join_labels",
+    "lychd_core.projection": "MaterialRef Workspace Projector",
+    "lychd_core.graph": "ContextGraph ContextNode SelectionPlan TokenBudget select",
+    "lychd_core.assembly": "AssembledContext ContextOrchestrator Grant",
 }
-_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'lychd_core' has no attribute {name!r}")
+    return lazy_attribute(__name__, name, _EXPORTS)
 
 
 __all__ = [

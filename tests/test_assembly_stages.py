@@ -60,7 +60,7 @@ def test_project_orders_identity_codex_environment_karma_and_checks_keys() -> No
     )
     assert [b.layer for b in result.floor.blocks] == [Layer.IDENTITY, Layer.CODEX, Layer.ENVIRONMENT, Layer.KARMA]
     assert all(result.floor.required) and result.unusable == ()
-    with pytest.raises(AssemblyError, match="repeated: app.py"):
+    with pytest.raises(AssemblyError, match=r"repeated: app\.py"):
         project_floor([], [code, code], [], ENV, no_projector, with_alternates=False)
     with pytest.raises(AssemblyError, match="identity takes layer IDENTITY"):
         project_floor([karma], [], [], ENV, no_projector, with_alternates=False)

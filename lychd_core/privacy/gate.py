@@ -8,13 +8,15 @@ even though its source would be refused, using one disclosure each time.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.privacy.egress import EgressDecision, decide_egress
-from lychd_core.privacy.projection import CallProjection
-from lychd_core.privacy.seal import PrivacyCut, SealAuthority
 from lychd_core.privacy.settings import EgressConfig
+
+if TYPE_CHECKING:
+    from lychd_core.privacy.projection import CallProjection
+    from lychd_core.privacy.seal import PrivacyCut, SealAuthority
 
 
 class Labelled(Protocol):
@@ -29,7 +31,17 @@ class EgressGate:
 
     def __init__(self, egress: EgressConfig | None = None, authority: SealAuthority | None = None) -> None:
         self.egress = egress if egress is not None else EgressConfig()
-        self.authority = authority if authority is not None else SealAuthority()
+        self._authority = authority
+
+    @property
+    def authority(self) -> SealAuthority:
+        """The seal authority, made on first use: a gate that never admits a sealed candidate
+        (every ``lychd assemble``) does not load the Privacy Cut (benchmarks/bench_cold_assemble.py)."""
+        if self._authority is None:
+            from lychd_core.privacy.seal import SealAuthority
+
+            self._authority = SealAuthority()
+        return self._authority
 
     def decide(self, node_labels: Mapping[str, PrivatizationLabel], target: str | None = None) -> EgressDecision:
         """Admit or refuse (as data); an unknown target name is a typed error."""

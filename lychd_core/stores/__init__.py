@@ -13,8 +13,9 @@ lazily so that importing one backend does not load the other.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from lychd_core.lazy import lazy_attribute
 
 if TYPE_CHECKING:
     from lychd_core.memory.protocol import MemoryStore
@@ -23,22 +24,17 @@ if TYPE_CHECKING:
     from lychd_core.stores.postgres import PostgresMemoryStore, PostgresProjectionCache
     from lychd_core.stores.sqlite import ProjectionCache, SqliteMemoryStore
 
-_LAZY = {
-    "MemoryStore": "lychd_core.memory.protocol",
-    "ProjectionCacheStore": "lychd_core.projection.cache_protocol",
-    "open_memory_store": "lychd_core.stores.factory",
-    "open_projection_cache": "lychd_core.stores.factory",
-    "PostgresMemoryStore": "lychd_core.stores.postgres",
-    "PostgresProjectionCache": "lychd_core.stores.postgres",
-    "ProjectionCache": "lychd_core.stores.sqlite",
-    "SqliteMemoryStore": "lychd_core.stores.sqlite",
+_EXPORTS = {
+    "lychd_core.memory.protocol": "MemoryStore",
+    "lychd_core.projection.cache_protocol": "ProjectionCacheStore",
+    "lychd_core.stores.factory": "open_memory_store open_projection_cache",
+    "lychd_core.stores.postgres": "PostgresMemoryStore PostgresProjectionCache",
+    "lychd_core.stores.sqlite": "ProjectionCache SqliteMemoryStore",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'lychd_core.stores' has no attribute {name!r}")
+    return lazy_attribute(__name__, name, _EXPORTS)
 
 
 __all__ = [

@@ -13,12 +13,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import tree_sitter
 
-if TYPE_CHECKING:
-    from lychd_structure_treesitter.outline import Outliner
+from lychd_structure_treesitter.languages import LanguageSpec
+from lychd_structure_treesitter.options import StructureTreeSitterOptions
+
+MAX_DEPTH = 6
+"""How deep declarations nest in an outline (members of members ...)."""
+
+
+class Outliner(Protocol):
+    """What these rules read of ``outline.Outliner`` (a protocol, so neither module imports the other)."""
+
+    data: bytes
+    spec: LanguageSpec
+    options: StructureTreeSitterOptions
+
+    def text(self, start: int, end: int) -> str: ...
+
+    def signature(self, start: int, end: int) -> str: ...
+
+    def short(self, value: tree_sitter.Node) -> bool: ...
+
+    def doc_of(self, comments: list[tree_sitter.Node], *, inner: bool = False) -> dict[str, Any]: ...
+
+    def scope(self, node: tree_sitter.Node, depth: int) -> list[dict[str, Any]]: ...
+
+    def members(self, body: tree_sitter.Node, depth: int) -> list[dict[str, Any]]: ...
+
 
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
@@ -54,8 +78,6 @@ def global_block(node: tree_sitter.Node) -> tree_sitter.Node | None:
 def global_definition(
     outliner: Outliner, node: tree_sitter.Node, body: tree_sitter.Node, prefix: dict[str, Any], depth: int
 ) -> dict[str, Any]:
-    from lychd_structure_treesitter.outline import MAX_DEPTH
-
     fact: dict[str, Any] = {
         "kind": "global",
         "name": None,

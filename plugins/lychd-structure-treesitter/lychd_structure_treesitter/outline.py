@@ -15,6 +15,7 @@ import tree_sitter
 from lychd_structure_treesitter.languages import KINDS, LanguageSpec, field_ids, language, parser
 from lychd_structure_treesitter.lexical import recoverable
 from lychd_structure_treesitter.module_level import (
+    MAX_DEPTH,
     commonjs_export,
     commonjs_require,
     global_block,
@@ -25,7 +26,6 @@ from lychd_structure_treesitter.options import StructureTreeSitterOptions
 from lychd_structure_treesitter.symbols import symbols_fact
 
 FORMAT = "structure.treesitter/1"
-MAX_DEPTH = 6
 SHORT_VALUE = 40
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _PREFIXES = _COMMENTS | {"attribute_item"}
