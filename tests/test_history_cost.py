@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lychd_core.assembly import ContextOrchestrator
 from lychd_core.assembly.trim import GroupSpan, TrimReason, selected_history_trim, trim_start
-from lychd_core.errors import BudgetError, LychdError
+from lychd_core.config import default_config, parse_config
+from lychd_core.config.tokens import HistoryConfig
+from lychd_core.errors import BudgetError, ConfigError, LychdError
 from lychd_core.tokens.cost import CachePrices, choose_restart
+from tests.support.conversations import conversation, turn
+from tests.test_history_trim import outbound_session
 
 ANTHROPIC = CachePrices(write=1250, read=100, lifetime=12)
 NO_DISCOUNT = CachePrices(write=1000, read=1000, lifetime=12)
@@ -133,3 +140,66 @@ def test_cost_keeps_a_newest_suffix_of_complete_groups_within_the_room(
     assert decision.newest_start <= decision.start <= len(chars)
     assert decision.start == len(chars) or decision.start in starts
     assert kept <= kept_by_newest
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    write=st.integers(0, 3_000),
+    read=st.integers(0, 3_000),
+    lifetime=st.integers(2, 40),
+    turns=st.integers(5, 60),
+)
+def test_a_cost_session_sends_no_orphan_and_never_passes_the_cap(
+    write: int, read: int, lifetime: int, turns: int
+) -> None:
+    """Request after request: complete groups only (every tool return with its call), within the cap
+    (``outbound_session`` checks both), the start never moving back nor keeping more than newest."""
+
+    history = conversation(turns, tools=2, pad=40)
+    config = HistoryConfig(trim="cost", cache_write=write, cache_read=read, cache_lifetime=lifetime)
+    starts = outbound_session(history, config, turns)
+    newest = outbound_session(history, HistoryConfig(), turns)
+    assert starts == sorted(starts)
+    assert all(c >= n for c, n in zip(starts, newest, strict=True))
+
+
+def test_cost_without_a_discount_is_newest_and_with_one_moves_rarely() -> None:
+
+    history = conversation(80, pad=40)
+    newest = outbound_session(history, HistoryConfig(), 80)
+    flat = HistoryConfig(trim="cost", cache_write=1000, cache_read=1000)
+    assert outbound_session(history, flat, 80) == newest
+    cheap = outbound_session(history, HistoryConfig(trim="cost"), 80)
+    assert len(set(newest)) > 3 * len(set(cheap))
+
+
+def test_the_orchestrator_explains_a_cost_trim_in_tokens() -> None:
+    data = default_config().model_dump(mode="python")
+    data["governors"] = {"turn_window": 1_000, "char_cap": 5_000}
+    data["history"] = {"trim": "cost", "cache_write": 1250, "cache_read": 100, "cache_lifetime": 12}
+    orchestrator = ContextOrchestrator(parse_config(data, "test"))
+    previous: int | None = None
+    history: list[dict[str, Any]] = []
+    details = []
+    for index in range(40):
+        assembled = orchestrator.assemble(
+            run_id=f"r{index}", session_id="s", query="next?", history=history, history_trim=previous
+        )
+        assert assembled.used_chars <= assembled.bounds.char_cap
+        assert history[assembled.history_start :] == assembled.history
+        previous = assembled.history_start
+        trim = assembled.trim
+        if trim is not None and trim.reason is TrimReason.TRIMMED and trim.start > trim.newest_start:
+            details.append(trim.detail)
+            reasons = [item.reason for item in assembled.not_nodes if item.reason.startswith("[history] trim = cost")]
+            assert reasons and trim.detail is not None and trim.detail in reasons[0]
+        history += turn(index, pad=60)
+    assert details and all(d is not None and "tokens" in d for d in details)
+
+
+@pytest.mark.parametrize("bad", [{"cache_lifetime": 1}, {"cache_write": -1}, {"cache_read": 0.1}, {"trim": "cheapest"}])
+def test_bad_cost_settings_are_refused_naming_the_field(bad: dict[str, object]) -> None:
+    data = default_config().model_dump(mode="python")
+    data["history"] = {"trim": "cost", **bad}
+    with pytest.raises(ConfigError, match=next(iter(bad))):
+        parse_config(data, "test")

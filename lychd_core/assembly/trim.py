@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from lychd_core.config.tokens import HistoryConfig
 from lychd_core.graph.budget import checked_int
 from lychd_core.tokens.cost import CachePrices, choose_restart
 
@@ -67,8 +68,8 @@ class TrimDecision:
 
     def explain(self) -> str:
         """Why settled groups older than ``start`` (and not older than ``newest_start``) were dropped."""
-        why = self.detail if self.detail is not None else f"{self.mode} ({self.reason.value})"
-        return f"[history] trim = {self.mode}: older than the kept start {self.start}; {why}"
+        why = f"[history] trim = {self.mode} ({self.reason.value}): older than the kept start {self.start}"
+        return why if self.detail is None else f"{why}; {self.detail}"
 
 
 @dataclass
@@ -77,6 +78,11 @@ class TrimState:
     ``chunked``. One per conversation; ``start`` may be saved and restored by the caller."""
 
     start: int | None = None
+
+
+def cache_prices(history: HistoryConfig) -> CachePrices:
+    """``cost``'s prices as declared in ``[history]``."""
+    return CachePrices(history.cache_write, history.cache_read, history.cache_lifetime)
 
 
 def trim_start(
