@@ -239,3 +239,18 @@ def test_the_cli_emits_one_span_per_assembly(tmp_path: Any) -> None:
     assert attributes["lychd.adapter"] == "orchestrator"
     assert attributes["lychd.budget.chars"] == 24_000
     assert SECRET not in line
+
+
+def test_an_assembly_in_a_process_without_opentelemetry_imports_none_of_it() -> None:
+    """No provider can be set before the API is imported, so nothing is loaded to record nothing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lychd_core.assembly import ContextOrchestrator\n"
+        "ContextOrchestrator().assemble(run_id='r', session_id='s', query='q')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    assert done.stdout.strip() == "[]"

@@ -15,6 +15,7 @@ a failure records only ``error.type``, the error's class name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -30,9 +31,15 @@ _tracer: Any = _UNRESOLVED
 
 
 def _resolve_tracer() -> Any:
-    """The tracer of the global provider (a proxy that follows a provider set later), or ``None``."""
+    """The tracer of the global provider (a proxy that follows a provider set later), or ``None``.
+
+    While the process has not imported ``opentelemetry.trace``, no provider can have been set,
+    so there is nothing to record and nothing is imported: a cold ``lychd assemble`` does not
+    pay the API's import (``benchmarks/bench_cold_assemble.py``, issue 30)."""
     global _tracer
     if _tracer is _UNRESOLVED:
+        if "opentelemetry.trace" not in sys.modules:
+            return None
         try:
             from opentelemetry import trace
         except ModuleNotFoundError:
