@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import lychd_core.assembly.orchestrator as orchestrator_module
+import lychd_core.assembly.stages.rank as rank_stage_module
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.config import LychdConfig, load_config
 from lychd_core.projection.materials import MaterialRef
@@ -111,7 +111,7 @@ def main() -> None:
     base = load_config(args.profile)
     ranked = base.model_copy(update={"governors": base.governors.model_copy(update={"char_cap": 3 * args.budget})})
     unranked = ranked.model_copy(update={"ranking": ranked.ranking.model_copy(update={"profiles": []})})
-    orchestrator_module.rank_floor = timed(orchestrator_module.rank_floor)  # type: ignore[assignment]
+    rank_stage_module.rank_floor = timed(rank_stage_module.rank_floor)  # type: ignore[assignment]
     shares: list[float] = []
     ratios: list[float] = []
     cli: list[tuple[float, float]] = []

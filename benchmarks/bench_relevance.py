@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="first N cases of each repo (default: all)")
     parser.add_argument("--budgets", default="2000,4000,8000,16000,32000")
     parser.add_argument("--compare-unranked", action="store_true")
+    parser.add_argument("--scratch", help="unpack trees here and keep them (and their projection caches) for a rerun")
     args = parser.parse_args()
     bench = Path(args.bench)
     cases = json.loads((bench / "cases.json").read_text())["cases"]
@@ -88,12 +89,14 @@ def main() -> None:
     unranked_times: list[float] = []
     ranked_cpu: list[float] = []
     unranked_cpu: list[float] = []
-    with open(args.out, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as scratch:
+    with open(args.out, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as temporary:
+        scratch = Path(args.scratch or temporary)
         for case in cases:
-            tree = Path(scratch) / case["id"]
-            tree.mkdir()
-            with tarfile.open(bench / case["tree"]) as archive:
-                archive.extractall(tree, filter="data")
+            tree = scratch / case["id"]
+            if not tree.is_dir():
+                tree.mkdir(parents=True)
+                with tarfile.open(bench / case["tree"]) as archive:
+                    archive.extractall(tree, filter="data")
             assemble(with_cap(base, budgets[0], True), tree, case)  # fills the projection cache, untimed
             for tokens in budgets:
                 wall, cpu, selected, ranks = assemble(with_cap(base, tokens, True), tree, case)

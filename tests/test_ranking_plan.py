@@ -128,3 +128,23 @@ def test_relevance_orders_plans_then_fallbacks_scored_files_first(
 def test_the_short_note_says_what_the_finest_view_needed() -> None:
     plan = plan_views([[6_354, 900, 120]], [10_000], 1_000)
     assert plan.chosen == [1] and plan.short == {0: (6_354, 1_000)}
+
+
+def test_score_0_files_are_planned_smallest_first_in_what_is_left() -> None:
+    # one scored file takes 1,000; three score-0 files (in rank order 2,000, 300, 700) share the 1,100 left
+    plan = plan_views([[1_000], [2_000], [300], [700]], [5_000, 0, 0, 0], 2_100)
+    assert plan.chosen == [0, None, 0, 0] and plan.unscored == [2, 3, 1]
+    assert plan.leftover == {2: 1_100, 3: 800}
+    values = view_relevance(plan.chosen, [1, 1, 1, 1], [5_000, 0, 0, 0], plan.unscored)
+    assert values[0][0] > values[2][0] > values[3][0] > values[1][0]
+
+
+def test_the_rank_discount_is_squared() -> None:
+    # equal scores and sizes: rank 2's full view is worth a quarter of rank 1's per character, so
+    # rank 1's names (30% of its value) then rank 2's names come before rank 2's full view
+    plan = plan_views([[1_000, 100], [1_000, 100]], [8_000, 8_000], 1_100, [["full", "names"]] * 2)
+    assert plan.chosen == [0, 1]
+    # rank 2 whole is worth 8,000 / 4 per 1,000 characters = 2 per character; rank 1's names-to-full
+    # upgrade 8,000 x 70% / 900 = 6.2: the upgrade first
+    plan = plan_views([[1_000, 100], [1_000, 100]], [8_000, 8_000], 1_000, [["full", "names"]] * 2)
+    assert plan.chosen == [0, None]

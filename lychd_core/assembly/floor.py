@@ -15,30 +15,24 @@ from dataclasses import dataclass
 
 from lychd_core.blocks import Block, Layer
 from lychd_core.errors import BlockError
+from lychd_core.ranking.stage import Placement
 
 BLOCK_SEPARATOR = "\n\n"
 
 
 @dataclass(frozen=True, slots=True)
-class FloorEntry:
-    """One floor block and whether the call must carry it (a named file, the environment)."""
-
-    block: Block
-    required: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Floor:
     """The ordered floor blocks of one assembly, each with its requirement: one value, so a
-    block and whether it is required never travel apart."""
+    block and whether it is required never travel apart. Each entry is a ranking
+    ``Placement`` (relevance 0 and no group until the rank stage places it)."""
 
-    entries: tuple[FloorEntry, ...] = ()
+    entries: tuple[Placement, ...] = ()
 
     @classmethod
     def of(cls, pairs: Iterable[tuple[Block, bool]]) -> Floor:
-        return cls(tuple(FloorEntry(block, required) for block, required in pairs))
+        return cls(tuple(Placement(block, required) for block, required in pairs))
 
-    def __iter__(self) -> Iterator[FloorEntry]:
+    def __iter__(self) -> Iterator[Placement]:
         return iter(self.entries)
 
     def __len__(self) -> int:

@@ -14,7 +14,7 @@ from lychd_core.cli.loading import CONFIG_HELP, command_config
 from lychd_core.cli.output import add_json_flag, console, emit_json, plain
 from lychd_core.errors import AssemblyError
 from lychd_core.families import RankingCandidate
-from lychd_core.ranking import NodeRanking, RankingReport, rank_or_fallback, ranking_query, weighted_profiles
+from lychd_core.ranking import NodeRanking, Placement, RankingReport, rank_or_fallback, ranking_query, weighted_profiles
 
 
 def add_parser(subparsers: Any) -> None:
@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         for c in contributions
         if c.block is not None and c.block.text
     ]
-    blocks = [c.block for c in contributions if c.block is not None and c.ref.required]
-    query = ranking_query(config, args.query, read_messages(args.history, "history"), blocks, [True] * len(blocks))
+    required = [Placement(c.block, True) for c in contributions if c.block is not None and c.ref.required]
+    query = ranking_query(config, args.query, read_messages(args.history, "history"), required)
     report = rank_or_fallback(profiles, query, candidates)
     shown = report.entries[: args.limit] if args.limit else report.entries
     if args.json:

@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 MAX_CONFIG_BYTES = 1 << 20
 DEFAULT_RANKING = (
     {"name": "lexical", "revision": 1, "weight": 2},
-    {"name": "symbol-graph", "revision": 2, "weight": 1},
+    {"name": "symbol-graph", "revision": 3, "weight": 1},
 )
 
 

@@ -4,8 +4,9 @@ Given the ranked files (best first), each file's combined score, the sizes of it
 (full first, then coarser) and the characters optional material can use, choose one
 view per file by what each character buys:
 
-- a file's *value* is its score discounted by its rank (``score / rank``), and a view is
-  worth a share of it: the full projection 100%, a verbatim file's structure outline
+- a file's *value* is its score discounted by the square of its rank (``score / rank²``:
+  how likely a file is what the question is about falls off faster than its rank
+  grows), and a view is worth a share of it: the full projection 100%, a verbatim file's structure outline
   80%, ``signatures`` 40%, ``names`` 30% (another profile's view 40%);
 - starting from nothing, the plan repeatedly takes the move (a file to a finer view)
   that adds the most value per added character and still fits, until none does. So a
@@ -13,13 +14,15 @@ view per file by what each character buys:
   and a coarse view of a file further down is bought only while it buys more than
   upgrading a better-ranked file would: the map of coarse views is sized by what it
   buys, not by a fixed share;
-- files no profile scored (score 0) get views only afterwards, in rank order, in the
-  room every scored file left: a file the query gave no score never takes room a
-  scored file could use.
+- files no profile scored (score 0) get views only afterwards, in the room every scored
+  file left, so a file the query gave no score never takes room a scored file could use;
+  nothing tells them apart, so the smallest go first (most files whole for the room),
+  each at its finest view that fits.
 
 All arithmetic is exact (fractions of integers), so every platform plans the same.
 The plan only orders the nodes: the planned views of scored files in rank order, then
-their coarser views as fallbacks, then the same for score-0 files; every view finer
+their coarser views as fallbacks, then the same for score-0 files (in planning order,
+smallest first); every view finer
 than a file's plan comes after all of them. The selector still checks every
 bound exactly, so a plan that was optimistic (other material took room) degrades to
 coarser views, never to cut text.
@@ -48,6 +51,8 @@ class ViewPlan:
     own planned view), for each file planned below its finest view."""
     leftover: dict[int, int] = field(default_factory=dict)
     """Unscored file index -> the room every scored file left when it was planned a view."""
+    unscored: list[int] = field(default_factory=list)
+    """The score-0 files in the order they were planned: smallest full view first."""
 
 
 def view_weight(name: str, level: int) -> int:
@@ -71,14 +76,16 @@ def plan_views(
         named = names[index] if names else default
         worth.append([view_weight(named[level] if level < len(named) else "", level) for level in range(len(views))])
     left = _spend_by_value(sizes, scores, worth, chosen, max(room, 0))
-    for index, score in enumerate(scores):
+    plan.unscored.extend(
+        sorted((i for i, s in enumerate(scores) if s <= 0), key=lambda i: (sizes[i][0] if sizes[i] else 0, i))
+    )
+    for index in plan.unscored:
         views = sizes[index]
-        if score <= 0 and views:
-            level = next((level for level, size in enumerate(views) if size <= left), None)
-            if level is not None:
-                plan.leftover[index] = left
-                chosen[index] = level
-                left -= views[level]
+        level = next((level for level, size in enumerate(views) if size <= left), None)
+        if level is not None:
+            plan.leftover[index] = left
+            chosen[index] = level
+            left -= views[level]
     for index, views in enumerate(sizes):
         level = chosen[index]
         if views and level != 0:
@@ -100,7 +107,7 @@ def _spend_by_value(
             gain, cost = worth[index][level] - had, sizes[index][level] - held
             if gain <= 0 or cost > left:
                 continue
-            ratio = Fraction(scores[index] * gain, (index + 1) * max(cost, 1))
+            ratio = Fraction(scores[index] * gain, (index + 1) ** 2 * max(cost, 1))
             if found is None or ratio > found[0]:
                 found = (ratio, level)
         return found
@@ -128,11 +135,18 @@ def _spend_by_value(
     return left
 
 
-def view_relevance(chosen: Sequence[int | None], counts: Sequence[int], scores: Sequence[int]) -> list[list[int]]:
+def view_relevance(
+    chosen: Sequence[int | None],
+    counts: Sequence[int],
+    scores: Sequence[int],
+    unscored: Sequence[int] | None = None,
+) -> list[list[int]]:
     """Relevance of each file's views (same shape as ``counts``), higher first: the planned
     views of scored files (rank order), then their coarser views as fallbacks (per file
-    finest first), then the same for score-0 files; every view finer than a plan last."""
-    groups = ([i for i, s in enumerate(scores) if s > 0], [i for i, s in enumerate(scores) if s <= 0])
+    finest first), then the same for score-0 files (in ``unscored`` order, the plan's; by
+    default rank order); every view finer than a plan last."""
+    rest = list(unscored) if unscored is not None else [i for i, s in enumerate(scores) if s <= 0]
+    groups = ([i for i, s in enumerate(scores) if s > 0], rest)
     sequence: list[tuple[int, int]] = []
     for group in groups:
         sequence.extend((i, chosen[i] or 0) for i in group)

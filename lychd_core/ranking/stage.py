@@ -18,7 +18,7 @@ from lychd_core.families import PluginFamily, RankingCandidate, RankingQuery
 from lychd_core.history import Message
 from lychd_core.ranking.engine import RankingReport, WeightedProfile, rank_or_fallback
 from lychd_core.ranking.fallback import verbatim_fallbacks
-from lychd_core.ranking.plan import plan_views, view_relevance
+from lychd_core.ranking.plan import ViewPlan, plan_views, view_relevance
 from lychd_core.ranking.resolutions import checked_resolutions, offer_of, resolution_block
 from lychd_core.ranking.terms import terms
 from lychd_core.registry import Registry
@@ -67,7 +67,7 @@ def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedP
 
 
 def ranking_query(
-    config: LychdConfig, text: str, history: Sequence[Message], floor: Sequence[Block], required: Sequence[bool]
+    config: LychdConfig, text: str, history: Sequence[Message], floor: Sequence[Placement]
 ) -> RankingQuery:
     """The query ranking sees: its text, the newest history messages' text, the required files."""
     texts: list[str] = []
@@ -79,7 +79,7 @@ def ranking_query(
             if isinstance(content, str):
                 texts.append(content)
     seed = "\n".join(texts)[-MAX_HISTORY_CHARS:]
-    paths = {b.lineage.source_path for b, req in zip(floor, required, strict=True) if req and b.layer is Layer.CODEX}
+    paths = {p.block.lineage.source_path for p in floor if p.required and p.block.layer is Layer.CODEX}
     return RankingQuery(text=text, history=seed, required_paths=tuple(sorted(p for p in paths if p)))
 
 
@@ -87,8 +87,7 @@ def rank_floor(
     config: LychdConfig,
     registry: Registry,
     query: RankingQuery,
-    floor: Sequence[Block],
-    required: Sequence[bool],
+    floor: Sequence[Placement],
     facts: Mapping[str, JsonValue],
     room: int,
     alternates: Mapping[str, Contribution] | None = None,
@@ -96,48 +95,28 @@ def rank_floor(
     """Rank the optional Codex blocks of ``floor`` (``facts`` by block key) and add resolutions
     planned against ``room``, the characters optional material can use. ``alternates``: a
     verbatim block's key -> the structure projection of the same material, its fallback."""
-    plain = tuple(Placement(block, req) for block, req in zip(floor, required, strict=True))
+    plain = tuple(floor)
     if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in plain):
         return RankedFloor(plain)  # nothing to rank: the pins are resolved where they are used
-    profiles = weighted_profiles(config, registry)
-    candidates = [
-        RankingCandidate(
-            node_id=block.key,
-            path=block.lineage.source_path or block.key,
-            text=block.text,
-            facts=facts.get(block.key),
-            profile=block.lineage.profile or "",
-        )
-        for block, req in zip(floor, required, strict=True)
-        if block.layer is Layer.CODEX and not req
-    ]
-    report = rank_or_fallback(profiles, query, candidates)
+    report = rank_or_fallback(weighted_profiles(config, registry), query, _candidates(plain, facts))
     if not report.ranked:
         return RankedFloor(plain, report)
-    query_terms = frozenset(terms(query.text))
     # Every ranked candidate is planned, unscored ones last (in the report's order) and only in
     # the room scored files leave: a map of coarse views grows with what remains.
     ranked_keys = [e.node_id for e in report.entries]
-    by_key = {item.block.key: item for item in plain}
-    views: dict[str, list[Block]] = {}
     notes: list[str] = []
-    for key in ranked_keys:
-        block = by_key[key].block
-        alternate = (alternates or {}).get(key)
-        if not config.ranking.resolutions:
-            extra = []
-        elif alternate is not None:
-            extra = verbatim_fallbacks(registry, block, alternate, query_terms, notes)
-        else:
-            extra = _resolutions(registry, block, facts.get(key), query_terms, notes)
-        views[key] = [block, *extra]
-    sizes = [[len(b.text) for b in views[k]] for k in ranked_keys]
+    views = _views(config, registry, plain, ranked_keys, facts, frozenset(terms(query.text)), alternates or {}, notes)
     # optional floor blocks that are not ranked (an environment snapshot) are planned as taken first
     room -= sum(len(item.block.text) for item in plain if not item.required and item.block.key not in views)
     scores = [e.score for e in report.entries]
-    names = [[b.key.rsplit("#", 1)[1] if "#" in b.key else "full" for b in views[k]] for k in ranked_keys]
-    plan = plan_views(sizes, scores, room, names)
-    planned = {
+    plan = plan_views(
+        [[len(b.text) for b in views[k]] for k in ranked_keys],
+        scores,
+        room,
+        [_view_names(views[k]) for k in ranked_keys],
+    )
+    placements, offered = _placements(plain, views, ranked_keys, plan, scores)
+    short = {
         ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
         for i, (need, left) in plan.short.items()
     }
@@ -145,7 +124,66 @@ def rank_floor(
         ranked_keys[i]: f"score 0: planned only in the {left:,} characters every scored file left"
         for i, left in plan.leftover.items()
     }
-    values = view_relevance(plan.chosen, [len(views[k]) for k in ranked_keys], scores)
+    return RankedFloor(placements, report, tuple(notes), offered, short, unscored)
+
+
+def _candidates(plain: Sequence[Placement], facts: Mapping[str, JsonValue]) -> list[RankingCandidate]:
+    """The optional Codex blocks, as ranking profiles see them."""
+    return [
+        RankingCandidate(
+            node_id=item.block.key,
+            path=item.block.lineage.source_path or item.block.key,
+            text=item.block.text,
+            facts=facts.get(item.block.key),
+            profile=item.block.lineage.profile or "",
+        )
+        for item in plain
+        if item.block.layer is Layer.CODEX and not item.required
+    ]
+
+
+def _views(
+    config: LychdConfig,
+    registry: Registry,
+    plain: Sequence[Placement],
+    ranked_keys: Sequence[str],
+    facts: Mapping[str, JsonValue],
+    query_terms: frozenset[str],
+    alternates: Mapping[str, Contribution],
+    notes: list[str],
+) -> dict[str, list[Block]]:
+    """Each ranked block's views, full first: its profile's coarser resolutions, or a verbatim
+    block's structure fallbacks (none with ``resolutions = false``)."""
+    by_key = {item.block.key: item.block for item in plain}
+    views: dict[str, list[Block]] = {}
+    for key in ranked_keys:
+        block = by_key[key]
+        alternate = alternates.get(key)
+        if not config.ranking.resolutions:
+            extra = []
+        elif alternate is not None:
+            extra = verbatim_fallbacks(registry, block, alternate, query_terms, notes)
+        else:
+            extra = _resolutions(registry, block, facts.get(key), query_terms, notes)
+        views[key] = [block, *extra]
+    return views
+
+
+def _view_names(family: Sequence[Block]) -> list[str]:
+    """``full``, then each coarser view's name (the key's suffix after ``#``)."""
+    return [b.key.rsplit("#", 1)[1] if "#" in b.key else "full" for b in family]
+
+
+def _placements(
+    plain: Sequence[Placement],
+    views: Mapping[str, list[Block]],
+    ranked_keys: Sequence[str],
+    plan: ViewPlan,
+    scores: Sequence[int],
+) -> tuple[tuple[Placement, ...], dict[str, tuple[str, ...]]]:
+    """The floor with each ranked block's views in its place, their relevance from the plan and
+    one exclusive group per block with coarser views; and those groups' coarser keys."""
+    values = view_relevance(plan.chosen, [len(views[k]) for k in ranked_keys], scores, plan.unscored)
     relevance = {b.key: v for k, vs in zip(ranked_keys, values, strict=True) for b, v in zip(views[k], vs, strict=True)}
     placements: list[Placement] = []
     offered: dict[str, tuple[str, ...]] = {}
@@ -158,7 +196,7 @@ def rank_floor(
         if group is not None:
             offered[group] = tuple(b.key for b in family[1:])
         placements.extend(Placement(b, False, relevance[b.key], group) for b in family)
-    return RankedFloor(tuple(placements), report, tuple(notes), offered, planned, unscored)
+    return tuple(placements), offered
 
 
 def _resolutions(

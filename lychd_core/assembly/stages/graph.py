@@ -89,7 +89,7 @@ def build_graph(
 ) -> BuiltGraph:
     """The graph's nodes; ``scan_groups`` (compression at a placement) scans that many groups
     past the turn window, however long, since compressors may make them fit."""
-    floor = Floor.of((p.block, p.required) for p in ranked.placements)
+    floor = Floor(ranked.placements)
     nodes = required_nodes(ranked, call, tokens)
     required_tokens = sum(node.token_estimate for node in nodes if node.requirement is Requirement.REQUIRED)
     required_chars = reserve_required(bounds, required_parts(floor, call), required_tokens)

@@ -36,5 +36,5 @@ def rank_stage(
 ) -> RankedFloor:
     """The floor as placements (block, required, relevance, exclusive group), ranked and planned."""
     floor = projected.floor
-    seed = ranking_query(config, query, history, floor.blocks, floor.required)
-    return rank_floor(config, registry, seed, floor.blocks, floor.required, projected.facts, room, projected.alternates)
+    seed = ranking_query(config, query, history, floor.entries)
+    return rank_floor(config, registry, seed, floor.entries, projected.facts, room, projected.alternates)

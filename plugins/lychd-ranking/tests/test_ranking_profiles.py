@@ -112,3 +112,27 @@ def test_symbol_graph_resolves_links_only_for_files_the_push_reaches() -> None:
     assert all(ranks[position] > 0 for position in range(1, len(chain)))
     assert via[1] == (0, "Alpha1")
     assert index.edges(3) == {4: (12, "Alpha4")}
+
+
+def test_symbol_graph_revision_3_keeps_more_of_the_mass_at_the_seeds() -> None:
+    """Revision 3 is revision 2 with damping 50% by default: the file the query names stays first.
+    At 85% most of the mass flows down the chain and piles up in its last file."""
+    candidates = (
+        cand("pkg/app.py", facts=symbols(["Application"], ["Router"])),
+        cand("pkg/router.py", facts=symbols(["Router"], ["Rule"])),
+        cand("pkg/rule.py", facts=symbols(["Rule"], [])),
+    )
+    query, options = RankingQuery("Application fails"), SymbolGraphProfile.options_model()
+    newer, older = (
+        SymbolGraphProfile(3).rank(query, candidates, options),
+        SymbolGraphProfile(2).rank(query, candidates, options),
+    )
+    seed, last = "codex:pkg/app.py:p@1", "codex:pkg/rule.py:p@1"
+    assert older[last].value == 10_000 > older[seed].value
+    assert newer[seed].value == 10_000 > newer[last].value > 0
+    # the same graph: with the damping pinned, the revisions agree
+    pinned = SymbolGraphProfile.options_model(damping=85)
+    assert SymbolGraphProfile(3).rank(query, candidates, pinned) == older
+    assert SymbolGraphProfile().revision == 3
+    with pytest.raises(ValueError, match="revisions 1 to 3"):
+        SymbolGraphProfile(4)
