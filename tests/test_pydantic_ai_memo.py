@@ -131,16 +131,16 @@ def test_a_settled_message_edited_between_requests_is_counted_anew() -> None:
 
 
 def test_only_the_new_tail_is_converted_on_the_next_request(monkeypatch: Any) -> None:
-    from lychd_core.integrations import pydantic_ai as adapter
+    from lychd_core.integrations import pydantic_ai_wire as adapter
 
     converted: list[int] = []
-    original = adapter._dump
+    original = adapter.dump
 
     def counting(messages: Any) -> Any:
         converted.append(len(messages))
         return original(messages)
 
-    monkeypatch.setattr(adapter, "_dump", counting)
+    monkeypatch.setattr(adapter, "dump", counting)
     capability: GovernedContext[None] = GovernedContext(governors=Governors(turn_window=5))
     history = [message for number in range(40) for message in turn(number, True)]
     send(capability, [*history, ModelRequest(parts=[UserPromptPart("first")])])

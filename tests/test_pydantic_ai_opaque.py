@@ -14,7 +14,7 @@ from lychd_core import history as history_module
 from lychd_core.config import Governors
 from lychd_core.history import OpaquePartWarning, compact_json, group_messages, opaque_part_kinds
 from lychd_core.integrations import GovernedContext, OutboundBound
-from lychd_core.integrations import pydantic_ai as adapter
+from lychd_core.integrations import pydantic_ai_wire as adapter
 from lychd_core.integrations.history_engine import select_history
 
 FUTURE = "future-reasoning"
@@ -51,7 +51,7 @@ def past(turns: int) -> list[ModelMessage]:
 
 @pytest.mark.usefixtures("fresh_reports")
 def test_a_real_agent_runs_over_an_unknown_part_kind_and_it_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapter, "_dump", future_dump(adapter._dump))
+    monkeypatch.setattr(adapter, "dump", future_dump(adapter.dump))
     seen: list[list[ModelMessage]] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

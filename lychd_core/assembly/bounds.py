@@ -11,6 +11,9 @@ from lychd_core.assembly.governors import effective_char_cap, request_input_limi
 from lychd_core.config import Governors, LychdConfig, default_config, parse_config
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.graph import SelectionBounds, TokenBudget
+from lychd_core.graph.budget import MAX_INT
+
+NO_TOKEN_BUDGET = "absent: no model window is known, so the character cap alone bounds"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +27,15 @@ class AssemblyBounds:
     turn_window: int
     chars_per_token: int
     budget: TokenBudget
+    """With no known window there is no token budget: the selector gets one of ``MAX_INT``
+    tokens, which no count reaches, and ``usable_tokens`` is ``None``."""
     token_counter: str = "reference"
     """The pin of the counter that priced the nodes (``reference``: ceil(chars / chars_per_token))."""
+
+    @property
+    def usable_tokens(self) -> int | None:
+        """Input tokens the model window leaves, or ``None``: no window, no token budget."""
+        return None if self.window is None else self.budget.usable
 
     def to_json(self) -> dict[str, int | str | None]:
         return {
@@ -35,7 +45,8 @@ class AssemblyBounds:
             "char_cap": self.char_cap,
             "turn_window": self.turn_window,
             "chars_per_token": self.chars_per_token,
-            "usable_tokens": self.budget.usable,
+            "usable_tokens": self.usable_tokens,
+            "token_budget": NO_TOKEN_BUDGET if self.window is None else f"usable {self.budget.usable} tokens",
             "token_counter": self.token_counter,
         }
 
@@ -79,20 +90,21 @@ def assembly_bounds(
     if known is not None:
         request_input_limit(known, reserve)
         budget = TokenBudget(window=known, reserved_output=reserve, protocol_overhead=overhead)
-    else:  # no known window: the character cap alone bounds (an estimate never exceeds its characters)
-        budget = TokenBudget(window=char_cap + reserve + overhead, reserved_output=reserve, protocol_overhead=overhead)
+    else:  # no known window, no token budget: the character governor is the bound (the reference's rule)
+        budget = TokenBudget(window=MAX_INT, reserved_output=reserve, protocol_overhead=overhead)
     return AssemblyBounds(known, reserve, overhead, char_cap, governors.turn_window, governors.chars_per_token, budget)
 
 
 def reserve_required(bounds: AssemblyBounds, parts: dict[str, int], required_tokens: int) -> int:
     """Floor, query and continuation first; return their characters or refuse with the figures."""
     required_chars = sum(parts.values())
-    if required_chars > bounds.char_cap or required_tokens > bounds.budget.usable:
+    usable = bounds.usable_tokens
+    if required_chars > bounds.char_cap or (usable is not None and required_tokens > usable):
         available = (
             f"only {bounds.char_cap} characters are available (no model window is known, so the character cap "
             "alone bounds)"
             if bounds.window is None
-            else f"only {bounds.char_cap} characters and {bounds.budget.usable} tokens of the {bounds.window}-token "
+            else f"only {bounds.char_cap} characters and {usable} tokens of the {bounds.window}-token "
             "window are available"
         )
         raise ContextBudgetExceededError(

@@ -237,7 +237,13 @@ class ContextOrchestrator:
             previous_start=request.history_trim,
         )
         compression, plan = compress_selection(  # 5. compress
-            selection, built, request, config, registry, chars_per_token=bounds.chars_per_token
+            selection,
+            built,
+            request,
+            config,
+            registry,
+            chars_per_token=bounds.chars_per_token,
+            count=None if isinstance(tokens, int) else tokens,  # derived nodes priced like their sources
         )
         unusable = projected.unusable + built.unusable + selection.unusable
         decided = Decided(

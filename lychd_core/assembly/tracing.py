@@ -64,7 +64,7 @@ def context_attributes(assembled: AssembledContext) -> dict[str, AttributeValue 
         "lychd.chars_per_token": bounds.chars_per_token,
         "lychd.window": bounds.window,
         "lychd.budget.chars": bounds.char_cap,
-        "lychd.budget.tokens": bounds.budget.usable,
+        "lychd.budget.tokens": bounds.usable_tokens,
         "lychd.used.chars": assembled.used_chars,
         "lychd.used.tokens": plan.accounting.selected,
         "lychd.required.chars": assembled.required_chars,

@@ -8,7 +8,7 @@ the sources'; the label is the join of the sources' labels.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from lychd_core.families import CompactionPolicy, CompactionProposal
 from lychd_core.graph import ContextNode
@@ -48,11 +48,14 @@ def derived_node(
     policy: CompactionPolicy,
     chars_per_token: int,
     labels: Mapping[str, PrivatizationLabel],
+    count: Callable[[str], int] | None = None,
 ) -> tuple[ContextNode, PrivatizationLabel]:
-    """The checked derived node (dependencies still the sources' own) and its label."""
+    """The checked derived node (dependencies still the sources' own) and its label; its
+    tokens are ``count``'s (the configured counter, as its sources'), else ceil(chars / chars_per_token)."""
     trust = derived_trust(sources, policy.preserves_trust)
     context_class = proposal.context_class or sources[0].context_class
-    token_estimate = max(1, -(-len(proposal.content) // chars_per_token))
+    content = proposal.content
+    token_estimate = max(1, -(-len(content) // chars_per_token) if count is None else count(content))
     if len(sources) == 1:  # the common case (one elided group, one outline): in its source's place
         (only,) = sources
         node = only.replaced_by(

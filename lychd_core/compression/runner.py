@@ -123,14 +123,26 @@ def compress_graph(
     candidate: Callable[[ContextNode], bool] | None = None,
     older_unseen: int = 0,
     history: HistoryMessages | None = None,
+    count: Callable[[str], int] | None = None,
 ) -> CompressionOutcome:
     """Run ``compressors`` in order; each one's proposals are validated and replaced at once.
+    Derived nodes are priced by ``count`` (the configured token counter) when given.
 
     With ``history`` (history node id -> messages), history sources reach compressors
     parsed, and every derived history node must be complete messages: they are checked
     and added to ``history``, so later compressors and the caller read them parsed."""
     return _compress(
-        graph, plan, compressors, max_chars, chars_per_token, labels, stable_floor, candidate, older_unseen, history
+        graph,
+        plan,
+        compressors,
+        max_chars,
+        chars_per_token,
+        labels,
+        stable_floor,
+        candidate,
+        older_unseen,
+        history,
+        count,
     )
 
 
@@ -145,6 +157,7 @@ def _compress(
     candidate: Callable[[ContextNode], bool] | None,
     older_unseen: int,
     history: HistoryMessages | None,
+    count: Callable[[str], int] | None = None,
 ) -> CompressionOutcome:
     done: list[ValidatedCompaction] = []
     labels = dict(labels or {})
@@ -175,6 +188,7 @@ def _compress(
             chars_per_token=chars_per_token,
             labels=labels,
             stable_floor=stable_floor,
+            count=count,
         )
         if history is not None:  # checked before replacement, so a bad one changes nothing
             for c in validated:

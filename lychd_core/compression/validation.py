@@ -99,9 +99,13 @@ def validate_proposal(
     chars_per_token: int = 3,
     labels: Mapping[str, PrivatizationLabel] | None = None,
     stable_floor: frozenset[str] = frozenset(),
+    count: Callable[[str], int] | None = None,
 ) -> ValidatedCompaction:
-    """Check ``proposal`` and build its derived node, or raise a ``CompactionError`` subclass."""
-    return _validate(proposal, graph, plan, policy, in_play(plan), max_chars, chars_per_token, labels, stable_floor)
+    """Check ``proposal`` and build its derived node, or raise a ``CompactionError`` subclass.
+    ``count``: the configured token counter (default: ceil(chars / ``chars_per_token``))."""
+    return _validate(
+        proposal, graph, plan, policy, in_play(plan), max_chars, chars_per_token, labels, stable_floor, count
+    )
 
 
 def _validate(
@@ -114,6 +118,7 @@ def _validate(
     chars_per_token: int = 3,
     labels: Mapping[str, PrivatizationLabel] | None = None,
     stable_floor: frozenset[str] = frozenset(),
+    count: Callable[[str], int] | None = None,
 ) -> ValidatedCompaction:
     """The checks in their fixed order; each step raises its own ``CompactionError``."""
     output = _check_shape(proposal)
@@ -128,7 +133,7 @@ def _validate(
             output_id=output,
         )
     try:
-        node, label = derived_node(proposal, tuple(nodes.values()), policy, chars_per_token, labels or {})
+        node, label = derived_node(proposal, tuple(nodes.values()), policy, chars_per_token, labels or {}, count)
     except GraphError as exc:
         raise MalformedProposalError(f"{output!r}: {exc}", output_id=output) from None
     if node.token_estimate >= replaced_tokens or node.chars >= replaced_chars:

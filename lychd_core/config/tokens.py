@@ -88,11 +88,13 @@ class TokensConfig(StrictModel):
 class HistoryConfig(StrictModel):
     """How settled history is trimmed when the newest groups no longer fit."""
 
-    trim: Literal["newest", "chunked"] = Field(
+    trim: Literal["newest", "chunked", "cost"] = Field(
         default="newest",
         description="'newest': keep the newest complete groups that fit (the reference); 'chunked': when the "
         "kept groups no longer fit, drop the oldest complete groups down to low_water percent of the budget, then "
-        "only append, so requests share a stable prefix a provider can cache.",
+        "only append, so requests share a stable prefix a provider can cache; 'cost': append like chunked, and "
+        "when the groups no longer fit drop as many of the oldest as the declared cache prices say pays (none "
+        "when caching saves nothing), explained in the plan.",
         examples=["chunked"],
     )
     low_water: int = Field(
@@ -102,4 +104,29 @@ class HistoryConfig(StrictModel):
         strict=True,
         description="chunked: percent of the history budget to drop to at a trim.",
         examples=[60],
+    )
+    cache_write: int = Field(
+        default=1250,
+        ge=0,
+        le=100_000,
+        strict=True,
+        description="cost: the provider's price of writing a prefix to its cache, per mille of the uncached input "
+        "price (1250: 1.25x, Anthropic-style; 1000: OpenAI-style).",
+        examples=[1250],
+    )
+    cache_read: int = Field(
+        default=100,
+        ge=0,
+        le=100_000,
+        strict=True,
+        description="cost: the price of reading a cached prefix, per mille of the uncached input price (100: 0.1x).",
+        examples=[100],
+    )
+    cache_lifetime: int = Field(
+        default=12,
+        ge=2,
+        le=10_000,
+        strict=True,
+        description="cost: requests a cached prefix is counted on; a trim is priced over this many requests.",
+        examples=[12],
     )

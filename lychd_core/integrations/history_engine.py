@@ -24,6 +24,7 @@ from lychd_core.assembly.governors import BoundedMessages
 from lychd_core.assembly.nodes import HistoryNodeCache, Tokens, continuation_node, history_node_id, history_nodes_of
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.graph import ContextGraph, ContextNode, SelectionBounds, SelectionPlan, TokenBudget, select
+from lychd_core.graph.budget import MAX_INT
 from lychd_core.history import Message, MessageGroup, iter_groups_newest_first
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import ContextClass, Provenance
@@ -116,8 +117,9 @@ def select_history(
             BoundedMessages(current.start, 0, current.start, current.chars, current.chars), None, older
         )
     nodes.append(continuation_node("".join(current.texts), chars_per_token))
-    # The character bound is the only bound: an estimate never exceeds its characters.
-    budget = TokenBudget(window=char_budget + 1, reserved_output=1, protocol_overhead=0)
+    # The character bound (and the turn window) are the only bounds here: no token budget, so an
+    # omission is never blamed on one (the per-request token bound is the provider's usage check).
+    budget = TokenBudget(window=MAX_INT, reserved_output=0, protocol_overhead=0)
     bounds = SelectionBounds(max_chars=char_budget, max_history_groups=max(turn_window, 0))
     plan = select(ContextGraph(nodes), profile or _DEFAULT_PROFILE, budget, bounds)
     start, kept, used = current.start, 0, current.chars

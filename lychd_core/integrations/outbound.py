@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
 from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
-from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, trim_start
+from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, cache_prices, trim_start
 from lychd_core.config import Governors
 from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import ContextBudgetExceededError
@@ -244,6 +244,7 @@ def trim_outbound(
         mode=history.trim,
         low_water=history.low_water,
         room_chars=max(char_budget - current.chars, 0),
+        prices=cache_prices(history),
         max_groups=max(governors.turn_window, 0),
     )
     if decision.start == bound.start:

@@ -17,6 +17,9 @@ from typing import Any, Literal
 from pydantic_ai.messages import CachePoint, ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models import Model, ModelRequestContext
 
+from lychd_core.history import iter_groups_newest_first
+from lychd_core.integrations.outbound import LazyWire
+
 CacheTtl = Literal["5m", "1h"]
 FLOOR_CACHE_SETTING: dict[str, Any] = {"messages": False}
 """Pydantic AI's unified ``cache`` setting that caches only the stable prefix (tools and instructions)."""
@@ -62,3 +65,9 @@ async def precount(model: Model, request_context: ModelRequestContext) -> int | 
     except NotImplementedError:
         return None
     return usage.input_tokens
+
+
+def settled_end(wire: LazyWire[ModelMessage], start: int, end: int) -> int:
+    """Index, within ``wire[start:end]``, of the first message of the current exchange."""
+    current = next(iter_groups_newest_first(wire, wire.text), None)
+    return (end if current is None else current.start) - start

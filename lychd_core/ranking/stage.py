@@ -101,7 +101,7 @@ def rank_floor(
     report = rank_or_fallback(weighted_profiles(config, registry), query, _candidates(plain, facts))
     if not report.ranked:
         return RankedFloor(plain, report)
-    # Every ranked candidate is planned, unscored ones last (in the report's order) and only in
+    # Every ranked candidate is planned, unscored ones last (smallest first) and only in
     # the room scored files leave: a map of coarse views grows with what remains.
     ranked_keys = [e.node_id for e in report.entries]
     notes: list[str] = []

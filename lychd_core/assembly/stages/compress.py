@@ -7,7 +7,7 @@ compressors when the first plan leaves optional material out for lack of room, a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,12 +105,14 @@ def compress_for_assembly(
     older_unseen: int,
     semantic: Compressor | None = None,
     history: HistoryMessages | None = None,
+    count: Callable[[str], int] | None = None,
 ) -> AssemblyCompression:
     """Run the pinned compressors if the placement says so, then the caller's semantic
     compressor if one was passed (its own placement); the graph and plan they leave.
 
     ``history`` maps each history node to its messages and their texts, so compressors
-    read them parsed and derived history renders from its checked messages."""
+    read them parsed and derived history renders from its checked messages. ``count``: the
+    configured token counter, which prices derived nodes like their sources."""
     placement = placement_of(config, compress)
     if semantic is not None:
         placement = f"{placement}+semantic"
@@ -133,6 +135,7 @@ def compress_for_assembly(
         candidate=candidate,
         older_unseen=older_unseen,
         history={} if history is None else history,
+        count=count,
     )
     by_source = {source: c for c in outcome.compactions for source in c.replaced}
     parsed = outcome.history or {}  # derived history was checked as complete messages by the runner
@@ -220,6 +223,7 @@ def compress_selection(
     registry: Registry,
     *,
     chars_per_token: int,
+    count: Callable[[str], int] | None = None,
 ) -> tuple[AssemblyCompression, SelectionPlan]:
     """Compress what the selection would omit, at the declared placement; the report, and
     the plan that results (the selection's own when nothing ran)."""
@@ -238,6 +242,7 @@ def compress_selection(
         older_unseen=built.older,
         semantic=request.semantic,
         history=history_messages(request.history, selection.history_groups) if compressing else None,
+        count=count,
     )
     return compression, selection.plan if compression.outcome is None else compression.outcome.plan
 

@@ -2,7 +2,7 @@
 trim (``[history] trim``) may move the start of kept history, and the selector decides again.
 
 Complete groups and the continuation rules are the selector's; the trim only removes the
-oldest kept groups (``chunked``), so requests append to a stable prefix between trims.
+oldest kept groups (``chunked``, ``cost``), so requests append to a stable prefix between trims.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.context import Unexplained
 from lychd_core.assembly.nodes import history_node_id
 from lychd_core.assembly.stages.graph import BuiltGraph
-from lychd_core.assembly.trim import TrimDecision, selected_history_trim
+from lychd_core.assembly.trim import TrimDecision, cache_prices, selected_history_trim
 from lychd_core.config.tokens import HistoryConfig
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, select
 from lychd_core.history import MessageGroup
@@ -54,14 +54,15 @@ def select_stage(
         mode=history.trim,
         low_water=history.low_water,
         turn_window=bounds.turn_window,
+        prices=cache_prices(history),
     )
     if trim.start <= trim.newest_start:
         return Selection(graph, plan, trim, built.history_nodes, built.history_groups)
-    # chunked dropped the oldest kept groups down to low water: select again without them
+    # chunked or cost dropped the oldest kept groups: select again without them
     dropped = {history_node_id(g) for g in built.history_groups if g.start < trim.start}
     graph = ContextGraph([n for n in built.nodes if n.id not in dropped])
     plan = select(graph, profile, bounds.budget, bounds.selection)
-    reason = f"[history] trim = chunked ({trim.reason.value}): older than the kept start {trim.start}"
+    reason = trim.explain()
     return Selection(
         graph,
         plan,
