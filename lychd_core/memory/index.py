@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
-from lychd_core.digests import json_digest
+from lychd_core.digests import built_json_digest, json_digest
 from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.admission import Candidate
 from lychd_core.memory.filters import CompiledFilter
@@ -119,8 +119,8 @@ class MemoryIndex:
                 {
                     "format": INDEX_FORMAT,
                     "active": self.active_digest,
-                    "tombstones": json_digest([stone.to_json() for stone in self.tombstones]),
-                    "postings": json_digest(self.postings_json()),
+                    "tombstones": built_json_digest([stone.to_json() for stone in self.tombstones]),
+                    "postings": built_json_digest(self.postings_json()),
                 }
             )
         return self._digest
