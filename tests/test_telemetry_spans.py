@@ -254,3 +254,13 @@ def test_an_assembly_in_a_process_without_opentelemetry_imports_none_of_it() -> 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_built_request_is_traced_like_the_keyword_call(exported: InMemorySpanExporter) -> None:
+    from lychd_core.assembly.request import AssemblyRequest
+
+    orchestrator = ContextOrchestrator()
+    orchestrator.assemble_request(AssemblyRequest(run_id="r", session_id="built", query="q"))
+    (span,) = ours(exported)
+    assert span.attributes is not None and span.attributes["gen_ai.conversation.id"] == "built"
+    assert span.attributes["lychd.egress.decision"] == "ungated"

@@ -138,7 +138,6 @@ class ContextOrchestrator:
 
     # --- assembly: the stages in order ------------------------------------------------
 
-    @traced_assembly
     def assemble(
         self,
         *,
@@ -200,6 +199,7 @@ class ContextOrchestrator:
         )
         return self.assemble_request(request)
 
+    @traced_assembly
     def assemble_request(self, request: AssemblyRequest) -> AssembledContext:
         """``assemble`` for a built request: the stages in order, then the gate, then retention."""
         config, registry = self.config, self.registry

@@ -8,37 +8,36 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 from lychd_core.assembly.context import AssembledContext
+from lychd_core.assembly.request import AssemblyRequest
 from lychd_core.errors import EgressRefused
 from lychd_core.privacy.egress import EgressDecision
 from lychd_core.telemetry import AttributeValue, assembly_span, omission_attributes
 
-P = ParamSpec("P")
 S = TypeVar("S")
 ADAPTER = "orchestrator"
 
 
 def traced_assembly(
-    assemble: Callable[Concatenate[S, P], AssembledContext],
-) -> Callable[Concatenate[S, P], AssembledContext]:
-    """Wrap ``assemble`` in one span recording the assembled context's figures (or the refusal)."""
+    assemble: Callable[[S, AssemblyRequest], AssembledContext],
+) -> Callable[[S, AssemblyRequest], AssembledContext]:
+    """Wrap ``assemble_request`` in one span recording the assembled context's figures (or the
+    refusal); ``assemble`` builds a request and calls it, so both ways in are traced."""
 
     @functools.wraps(assemble)
-    def traced(self: S, /, *args: P.args, **kwargs: P.kwargs) -> AssembledContext:
-        session = kwargs.get("session_id")
-        with assembly_span(ADAPTER, session if isinstance(session, str) else None) as span:
+    def traced(self: S, request: AssemblyRequest) -> AssembledContext:
+        with assembly_span(ADAPTER, request.session_id) as span:
             try:
-                assembled = assemble(self, *args, **kwargs)
+                assembled = assemble(self, request)
             except EgressRefused as refused:
                 span.set(egress_attributes(refused.decision))
                 raise
             if span.recording:
                 span.set(context_attributes(assembled))
-                target = kwargs.get("target")
-                span.set({"lychd.egress.decision": "ungated" if target is None else "admitted"})
-                span.set({"lychd.egress.target": target if isinstance(target, str) else None})
+                span.set({"lychd.egress.decision": "ungated" if request.target is None else "admitted"})
+                span.set({"lychd.egress.target": request.target})
             return assembled
 
     return traced
