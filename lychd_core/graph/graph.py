@@ -14,7 +14,6 @@ from itertools import accumulate, chain
 
 from lychd_core.digests import built_json_digest
 from lychd_core.errors import DuplicateNodeError, GraphCycleError, GraphError, MissingDependencyError, UnknownNodeError
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import PrecedenceIndex
 from lychd_core.vocabulary import ContextClass, Provenance, Requirement, token
@@ -90,8 +89,7 @@ class ContextGraph:
             index[node.id] = position
         self._index = index
         self._ids = tuple(index)
-        with cyclic_gc_paused():  # the arrays are acyclic; a full collection would re-walk every node
-            self._arrays = _build_arrays(self._nodes, index)
+        self._arrays = _build_arrays(self._nodes, index)
         self._digest: str | None = None
         self._precedence: tuple[int, ...] | None = None
         self._optional: tuple[int, ...] | None = None

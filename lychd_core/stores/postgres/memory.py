@@ -271,6 +271,7 @@ class PostgresMemoryStore:
 
     def rebuild_index(self) -> MemoryIndex:
         generation, records, stones = self._snapshot()
+        # The SQLite store's rebuild over the same replay: see its comment (bench_memory.py --full).
         with cyclic_gc_paused():
             index = MemoryIndex(replay(records, stones))
         self._index, self._index_at = index, generation
