@@ -20,7 +20,6 @@ from itertools import chain
 from typing import Any
 
 from lychd_core.digests import built_json_digest, json_digest
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.memory.admission import Candidate
 from lychd_core.memory.filters import CompiledFilter
 from lychd_core.memory.plan import RetrievalPlan, admit
@@ -77,8 +76,7 @@ class MemoryIndex:
     @classmethod
     def build(cls, records: Iterable[MemoryRecord], tombstones: Iterable[Tombstone] = ()) -> MemoryIndex:
         """Replay ``records`` and ``tombstones`` into the active view and index it."""
-        with cyclic_gc_paused():
-            return cls(replay(records, tombstones))
+        return cls(replay(records, tombstones))
 
     def __len__(self) -> int:
         return len(self.records)
