@@ -35,6 +35,8 @@ DEFERRED = (  # cryptography itself loads anyway: the projection cache's record 
     "tree_sitter_javascript",
     "tree_sitter_rust",
     "tree_sitter_typescript",
+    "rich.progress",  # a bar only on a terminal
+    "lychd_core.cli.assemble_explain",  # --explain only
 )
 """Modules (and their submodules) a cold assemble of Python files must not import."""
 
