@@ -81,6 +81,11 @@ class TestSqliteProjectionCache(ProjectionCacheStoreContract):
         with sqlite3.connect(cache.path) as conn:
             conn.execute("UPDATE projections SET payload = ?, facts = ?, entry_digest = ?", (payload, facts, tag))
 
+    def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
+        assert isinstance(cache, ProjectionCache)
+        with sqlite3.connect(cache.path) as conn:
+            conn.execute("UPDATE token_counts SET count = ?", (count,))
+
 
 class TestPostgresProjectionCache(ProjectionCacheStoreContract):
     @pytest.fixture
@@ -103,6 +108,10 @@ class TestPostgresProjectionCache(ProjectionCacheStoreContract):
             conn.execute(
                 f"UPDATE {self.schema}.projections SET payload = %s, facts = %s, entry_mac = %s", (payload, facts, tag)
             )
+
+    def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
+        with psycopg.connect(self.dsn) as conn:
+            conn.execute(f"UPDATE {self.schema}.token_counts SET count = %s", (count,))
 
 
 def _sql(dsn: str, *statements: str) -> None:
@@ -184,4 +193,6 @@ def test_a_version_2_postgresql_cache_gains_file_records_and_keeps_its_entries(
     reopened.remember_files("host:/w", [record])
     assert reopened.files("host:/w", ["a.py"]) == {"a.py": record}
     with psycopg.connect(dsn) as conn:
-        assert conn.execute(f"SELECT value FROM {schema}.cache_meta WHERE key = 'version'").fetchone() == ("3",)
+        assert conn.execute(f"SELECT value FROM {schema}.cache_meta WHERE key = 'version'").fetchone() == (
+            "4",
+        )  # 2 -> 3 -> 4

@@ -224,6 +224,8 @@ class ContextOrchestrator:
             with_alternates=bool(config.ranking.profiles and config.ranking.resolutions),
             progress=self.progress,
         )
+        alternates = [c.block for c in projected.alternates.values() if c.block is not None]
+        self._projectors.attach_counts(counter, [*projected.floor.blocks, *alternates])  # counts kept with projections
         room = optional_room(bounds, projected, tokens, len(call.query) + len(call.continuation_text))
         ranked = rank_stage(config, registry, request.query, request.history, projected, room)  # 2. rank
         scan = config.compression.scan_groups if compresses(config, request.compress, request.semantic) else None

@@ -9,8 +9,10 @@ configuration or the registry asks again; nothing here changes what an assembly 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from typing import Any
 
+from lychd_core.blocks import Block
 from lychd_core.config import LychdConfig
 from lychd_core.errors import AssemblyError
 from lychd_core.memory import MemoryQuery, MemoryScope, RetrievalPlan
@@ -20,6 +22,7 @@ from lychd_core.registry import Registry
 from lychd_core.roles import RoleProfile
 from lychd_core.stores.factory import open_memory_store, open_projection_cache
 from lychd_core.tokens import BoundCounter
+from lychd_core.tokens.persisted import attach_counts
 from lychd_core.tokens.resolve import resolve_counter
 
 SCOPE_FIELDS = ("project", "workspace", "repository", "actor")
@@ -77,6 +80,12 @@ class ProjectorHome:
             cache = open_projection_cache(config, workspace.root)
             self._projector = Projector(config, registry, workspace, cache)
         return self._projector
+
+    def attach_counts(self, counter: BoundCounter, blocks: Iterable[Block]) -> None:
+        """The blocks' token counts read from the projection cache, the rest counted and stored
+        (``lychd_core.tokens.persisted``); nothing without a projector made for this run."""
+        if self._projector is not None and counter.identity:
+            attach_counts(self._projector.cache, counter, blocks)
 
     def close(self) -> None:
         if self._projector is not None and self._projector.cache is not None:

@@ -12,7 +12,6 @@ from rich.console import Console
 
 from lychd_core.assembly import AssembledContext, ContextOrchestrator, Unexplained
 from lychd_core.blocks import Block, Layer, Lineage
-from lychd_core.cli.assemble_explain import show_explain
 from lychd_core.cli.assemble_formats import markdown_text, prompt_text
 from lychd_core.cli.assemble_show import show_summary
 from lychd_core.cli.assemble_summary import AssemblySummary, summarize
@@ -110,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None and output_format == "summary":
         show_summary(console, summary)
         if args.explain:
+            from lychd_core.cli.assemble_explain import show_explain  # the per-node table: --explain only
+
             show_explain(console, assembled, skipped, summary.budget.unit)
         return 0
     text = _render(output_format, assembled, summary, skipped, egress, args.explain)
@@ -189,6 +190,8 @@ def _render(
     plain_console = Console(file=io.StringIO(), width=SUMMARY_WIDTH, color_system=None, highlight=False)
     show_summary(plain_console, summary)
     if explain:
+        from lychd_core.cli.assemble_explain import show_explain
+
         show_explain(plain_console, assembled, skipped, summary.budget.unit)
     file = plain_console.file
     assert isinstance(file, io.StringIO)

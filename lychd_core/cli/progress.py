@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING
 
 from lychd_core.cli.output import err_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LONG_WORK = 20
 """More items than this is long enough for a bar (a warm run of fewer is over at once)."""
@@ -34,6 +35,9 @@ def progress_bar(what: str, total: int, console: Console | None = None) -> Itera
     if not shows_progress(total, target):
         yield None
         return
+    # rich's progress and live display load only for a bar: pipes and files never show one (issue 30)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=target, transient=True) as bar:
         task = bar.add_task(what, total=total)

@@ -224,8 +224,27 @@ class ProjectionCacheStoreContract:
     def read_entry(self, cache: ProjectionCacheStore) -> tuple[str, str, str]:
         raise NotImplementedError("override read_entry: (payload, facts, tag) of the only projection row")
 
+    def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
+        pytest.skip("override rewrite_counts: set every token_counts row's count behind the cache's back")
+
     def test_implements_the_protocol(self, cache: ProjectionCacheStore) -> None:
         assert isinstance(cache, ProjectionCacheStore)
+
+    def test_token_counts_are_kept_per_counter_and_verified(
+        self, cache: ProjectionCacheStore, other_key_cache: ProjectionCacheStore
+    ) -> None:
+        digests = [text_digest(f"text {n}") for n in range(3)]
+        assert cache.token_counts("c@1 t o", digests) == {} and cache.token_counts("c@1 t o", []) == {}
+        cache.remember_token_counts("c@1 t o", [(digests[0], 7), (digests[1], 0)])
+        cache.remember_token_counts("c@1 t o", [(digests[0], 7)])  # replacing is idempotent
+        assert cache.token_counts("c@1 t o", digests) == {digests[0]: 7, digests[1]: 0}
+        assert cache.token_counts("c@2 t o", digests) == {}  # another revision never reuses a count
+        assert cache.token_counts("c@1 t other", digests) == {}  # nor other options
+        assert other_key_cache.token_counts("c@1 t o", digests) == {}
+        self.rewrite_counts(cache, 1)
+        assert cache.token_counts("c@1 t o", digests) == {}  # an edited count fails its MAC: a miss
+        cache.remember_token_counts("c@1 t o", [(digests[0], 7)])  # counted again, the row is repaired
+        assert cache.token_counts("c@1 t o", digests) == {digests[0]: 7}
 
     def test_round_trip(self, cache: ProjectionCacheStore) -> None:
         assert cache.get(CACHE_KEY) is None

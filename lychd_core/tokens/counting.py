@@ -25,6 +25,8 @@ class CountStats:
     hits: int
     misses: int
     cached_chars: int
+    stored: int = 0
+    """Counts entered from the projection cache (``tokens.persisted``) rather than counted."""
 
 
 @dataclass(eq=False)
@@ -34,6 +36,8 @@ class BoundCounter:
     ``pin`` names it in plans (``o200k_base@1``, or ``reference`` for the built-in
     estimate); counts of equal texts are remembered up to ``cache_chars`` characters
     (oldest forgotten first), so a text counted once costs a dictionary look-up after.
+    ``identity`` names the counter's counts in the projection cache (pin, tokenizer and bound
+    options); empty, they are never stored there (the reference and calibrated counters).
     """
 
     pin: str
@@ -42,10 +46,12 @@ class BoundCounter:
     raw: Callable[[str], int]
     distribution: str = "lychd-core"
     cache_chars: int = 32_000_000
+    identity: str = ""
     _cache: dict[str, int] = field(default_factory=dict, repr=False)
     _cached_chars: int = field(default=0, repr=False)
     _hits: int = field(default=0, repr=False)
     _misses: int = field(default=0, repr=False)
+    _stored: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def count(self, text: str) -> int:
@@ -63,7 +69,19 @@ class BoundCounter:
     __call__ = count
 
     def stats(self) -> CountStats:
-        return CountStats(self._hits, self._misses, self._cached_chars)
+        return CountStats(self._hits, self._misses, self._cached_chars, self._stored)
+
+    def knows(self, text: str) -> bool:
+        """Whether ``text``'s count is remembered (counting it would cost a look-up)."""
+        return text in self._cache
+
+    def enter(self, text: str, value: int) -> None:
+        """Remember a count read back from the projection cache (verified there) as if counted."""
+        if type(value) is not int or value < 0:
+            raise TokenCountError(f"a stored count of token counter {self.pin} must be an integer >= 0, got {value!r}")
+        if 0 < len(text) <= self.cache_chars:
+            self._stored += 1
+            self._remember(text, value)
 
     def _checked(self, text: str) -> int:
         try:

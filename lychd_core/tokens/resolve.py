@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from lychd_core.config.pins import resolve_pin
 from lychd_core.config.tokens import CounterChoice, parse_pin
+from lychd_core.digests import json_digest
 from lychd_core.families import PluginFamily
 from lychd_core.registry import Registry
 from lychd_core.tokens.calibration import CalibrationStore
@@ -48,10 +51,27 @@ def resolve_counter(
         if learned is not None:
             bound = bound.model_copy(update={"ratio_ppm": learned.ppm})
     plugin = entry.obj
+    # A calibrated count is characters x a learned ratio that moves between runs: nothing worth storing.
+    identity = "" if calibrated else counter_identity(entry.pin, plugin.tokenizer, bound)
 
     def count(text: str) -> int:
         return plugin.count(text, bound)  # type: ignore[no-any-return]
 
     return BoundCounter(
-        entry.pin, plugin.kind, plugin.tokenizer, count, entry.distribution, cache_chars=config.tokens.cache_chars
+        entry.pin,
+        plugin.kind,
+        plugin.tokenizer,
+        count,
+        entry.distribution,
+        cache_chars=config.tokens.cache_chars,
+        identity=identity,
     )
+
+
+def counter_identity(pin: str, tokenizer: str, options: BaseModel) -> str:
+    """What a stored count is a function of besides its text: the pin, the tokenizer and the bound options
+    (empty, so nothing is stored, when the options have no canonical JSON)."""
+    try:
+        return f"{pin} {tokenizer} {json_digest(options.model_dump(mode='json'))}"
+    except (TypeError, ValueError):
+        return ""

@@ -17,6 +17,7 @@ from psycopg import sql
 
 from lychd_core.errors import LychdError, ProjectionCacheError
 from lychd_core.families import Projected
+from lychd_core.projection.cache_counts import count_row, decode_counts
 from lychd_core.projection.cache_entries import (
     CacheKey,
     decode_entries,
@@ -34,11 +35,17 @@ from lychd_core.stores.postgres.database import Database, lock_space
 
 FORMAT = "lychd-projection-cache"
 BATCH = 1000  # values per batched SELECT
-VERSION = 3  # 3: file records (stat fingerprints)
+VERSION = 4  # 3: file records (stat fingerprints); 4: token counts (cache_counts.py)
+COUNTS_FROM = 4  # the first version with the token_counts table
 
 _FILE_RECORDS = """CREATE TABLE IF NOT EXISTS file_records (
         scope text NOT NULL, path text NOT NULL, record text NOT NULL, entry_mac text NOT NULL,
         PRIMARY KEY (scope, path)
+    )"""
+
+_TOKEN_COUNTS = """CREATE TABLE IF NOT EXISTS token_counts (
+        text_digest text NOT NULL, counter text NOT NULL, count bigint NOT NULL, entry_mac text NOT NULL,
+        PRIMARY KEY (text_digest, counter)
     )"""
 
 _CREATE = (
@@ -56,6 +63,7 @@ _CREATE = (
         PRIMARY KEY (source_digest, file_name, pinned, detector)
     )""",
     _FILE_RECORDS,
+    _TOKEN_COUNTS,
 )
 
 
@@ -68,7 +76,7 @@ def _may_write(conn: psycopg.Connection[Any]) -> bool:
     row = conn.execute(
         "SELECT bool_and(has_table_privilege(t, 'INSERT') AND has_table_privilege(t, 'UPDATE')) "
         "FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL",
-        (["projections", "media_decisions", "file_records"],),
+        (["projections", "media_decisions", "file_records", "token_counts"],),
     ).fetchone()
     return bool(row and row[0])
 
@@ -83,6 +91,7 @@ class PostgresProjectionCache:
         self._ready = False
         self._lock = threading.Lock()
         self._detector_ids: dict[str, str] = {}
+        self._has_counts = True
         self.read_only = False
         """True once opened by a role that may not write the cache: hits are served, nothing is stored."""
 
@@ -134,13 +143,18 @@ class PostgresProjectionCache:
                 f"{where} was written by a newer lychd (cache schema {rows['version']}, this one reads {VERSION})"
             )
         self.read_only = not _may_write(conn)
-        if int(rows.get("version", "0")) < VERSION:  # 2 -> 3 adds a table; entries stay valid
+        version = int(rows.get("version", "0"))
+        if version < VERSION:  # 2 -> 3 and 3 -> 4 each add a table; entries stay valid
+            if self.read_only and version >= COUNTS_FROM - 1:  # served as it is: counts miss, none stored
+                self._has_counts = False
+                return
             if self.read_only:
                 raise ProjectionCacheError(
                     f"{where} has cache schema {rows.get('version')} and this role may not migrate it to {VERSION}; "
                     "open it once as a role that may write it"
                 )
             conn.execute(_FILE_RECORDS)
+            conn.execute(_TOKEN_COUNTS)
             conn.execute("UPDATE cache_meta SET value = %s WHERE key = 'version'", (str(VERSION),))
 
     def close(self) -> None:
@@ -210,6 +224,31 @@ class PostgresProjectionCache:
             "ON CONFLICT (scope, path) DO UPDATE SET record = EXCLUDED.record, entry_mac = EXCLUDED.entry_mac",
             rows,
         )
+
+    def token_counts(self, counter: str, digests: Sequence[str]) -> dict[str, int]:
+        if not digests or not self._counts_kept():
+            return {}
+        rows = self._fetch_in(
+            "SELECT text_digest, count, entry_mac FROM token_counts WHERE counter = %s AND text_digest = ANY(%s)",
+            [counter],
+            sorted(set(digests)),
+        )
+        return decode_counts(self.secret, counter, rows) if rows else {}
+
+    def remember_token_counts(self, counter: str, counts: Sequence[tuple[str, int]]) -> None:
+        if not counts or not self._counts_kept():
+            return
+        rows = [count_row(self.secret, counter, digest, count) for digest, count in counts]
+        self._write(
+            "INSERT INTO token_counts VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (text_digest, counter) DO UPDATE SET count = EXCLUDED.count, entry_mac = EXCLUDED.entry_mac",
+            rows,
+        )
+
+    def _counts_kept(self) -> bool:
+        """False for a read-only role on a cache of schema 3 (no token_counts table yet)."""
+        self._database()
+        return self._has_counts
 
     def _detector(self, declared: str = "") -> str:
         if declared not in self._detector_ids:

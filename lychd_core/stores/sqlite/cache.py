@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lychd_core.errors import ProjectionCacheError
 from lychd_core.families import Projected
+from lychd_core.projection.cache_counts import TOKEN_COUNTS_TABLE, count_row, decode_counts
 from lychd_core.projection.cache_entries import (
     CacheKey,
     decode_entries,
@@ -134,6 +135,22 @@ class ProjectionCache(CacheFile):
             return
         rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
         self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
+
+    def token_counts(self, counter: str, digests: Sequence[str]) -> dict[str, int]:
+        """Verified counts by ``counter`` of the texts ``digests`` (a cache older than counts has none)."""
+        rows = self._fetch_in(
+            "SELECT text_digest, count, entry_digest FROM token_counts WHERE counter = ? AND text_digest IN ({})",
+            [counter],
+            sorted(set(digests)),
+        )
+        return decode_counts(self.secret, counter, rows) if rows else {}
+
+    def remember_token_counts(self, counter: str, counts: Sequence[tuple[str, int]]) -> None:
+        """Store counts in one transaction (replacing a tampered row for the same text and counter)."""
+        if not counts or self._keeps_nothing():
+            return
+        rows = [count_row(self.secret, counter, digest, count) for digest, count in counts]
+        self._write_rows("INSERT OR REPLACE INTO token_counts VALUES (?, ?, ?, ?)", rows, prepare=TOKEN_COUNTS_TABLE)
 
     def read_run(self, run_key: str, consume: Callable[[RecordReader, object], T]) -> T | None:
         """``consume(reader, MAC)`` over the run record of ``run_key``, read in place; None when there is none.

@@ -13,11 +13,14 @@ from contextlib import suppress
 from pathlib import Path
 
 from lychd_core.errors import ProjectionCacheError
+from lychd_core.projection.cache_counts import TOKEN_COUNTS_TABLE
 from lychd_core.state.paths import sqlite_identity
 from lychd_core.state.readonly import connect_read_only, creatable, writable
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
 SCHEMA_VERSION = 4  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records; 4: see below
+# Token counts (cache_counts.py) came without a new version: the table is only added (on first write), an
+# older schema-4 file stays valid and warm, and a read-only one without it serves entries with counts missing.
 BUSY_TIMEOUT_MS = 10_000
 PAGE_SIZE = 65_536
 """SQLite's largest page, for a new cache file: a run writes thousands of entries of a few KB and one
@@ -71,6 +74,7 @@ CREATE TABLE IF NOT EXISTS file_records (
 ) WITHOUT ROWID
 """,
     RUN_RECORDS_TABLE,
+    TOKEN_COUNTS_TABLE,
 )
 
 
@@ -229,6 +233,7 @@ class CacheFile:
             connection.execute("DROP TABLE IF EXISTS media_decisions")
             connection.execute("DROP TABLE IF EXISTS file_records")
             connection.execute("DROP TABLE IF EXISTS run_records")
+            connection.execute("DROP TABLE IF EXISTS token_counts")
             for statement in _CREATE:
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")

@@ -2,29 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, censor_texts, check_labels, findings
-from lychd_closed_diagnostic.pip_audit import PipAuditImporter
-from lychd_core.digests import json_digest
 from lychd_core.errors import CutReason, CutRefused, PrivacyRefusal
-from lychd_core.families import PrivacyFinding
-from lychd_core.labels import PrivatizationLabel
-from lychd_core.privacy import (
-    CallProjection,
-    ClosedVocabulary,
-    DisclosurePlan,
-    OperationCount,
-    RecordGrammar,
-    TransformationReceipt,
-    next_receipt,
-)
-from lychd_core.privacy.prepare import Censored, ReportImporter, cut_policy_digest
+
+if TYPE_CHECKING:
+    from lychd_core.families import PrivacyFinding
+    from lychd_core.labels import PrivatizationLabel
+    from lychd_core.privacy import (
+        CallProjection,
+        ClosedVocabulary,
+        DisclosurePlan,
+        RecordGrammar,
+        TransformationReceipt,
+    )
+    from lychd_core.privacy.prepare import Censored, ReportImporter
+
+# The grammar, the censor, the importer and the Privacy Cut load when a profile is used, not
+# when plugins load: every ``lychd`` command registers this profile (issue 30).
+
+
+@functools.cache
+def _importers() -> Mapping[str, ReportImporter]:
+    from lychd_closed_diagnostic.pip_audit import PipAuditImporter
+
+    return MappingProxyType({"pip-audit": PipAuditImporter()})
 
 
 class ClosedDiagnosticOptions(BaseModel):
@@ -48,8 +56,16 @@ class ClosedDiagnosticProfile:
     name = "closed-diagnostic"
     revision = 1
     options_model = ClosedDiagnosticOptions
-    grammar: RecordGrammar = GRAMMAR
-    importers: Mapping[str, ReportImporter] = MappingProxyType({"pip-audit": PipAuditImporter()})
+
+    @property
+    def grammar(self) -> RecordGrammar:
+        from lychd_closed_diagnostic.censor import GRAMMAR
+
+        return GRAMMAR
+
+    @property
+    def importers(self) -> Mapping[str, ReportImporter]:
+        return _importers()
 
     @property
     def pin(self) -> str:
@@ -59,6 +75,9 @@ class ClosedDiagnosticProfile:
         self, text: str, label: PrivatizationLabel, options: ClosedDiagnosticOptions
     ) -> tuple[PrivacyFinding, ...]:
         """Owner spans of one text, or a typed refusal; there is no detector fallback."""
+        from lychd_closed_diagnostic.censor import check_labels, findings
+        from lychd_core.privacy import ClosedVocabulary
+
         if options.vocabulary is None:
             raise PrivacyRefusal("closed-diagnostic@1 needs a vocabulary file (option 'vocabulary') to check text")
         check_labels([label], frozenset(options.allowed_categories), options.max_parents)
@@ -74,6 +93,9 @@ class ClosedDiagnosticProfile:
         chain: Sequence[TransformationReceipt] = (),
     ) -> Censored:
         """The irreversible candidate and this stage's terminal receipt, appended to ``chain``."""
+        from lychd_closed_diagnostic.censor import GRAMMAR, censor_texts, check_labels
+        from lychd_core.privacy.prepare import cut_policy_digest
+
         if not isinstance(options, ClosedDiagnosticOptions):
             raise PrivacyRefusal(f"closed-diagnostic@1 takes ClosedDiagnosticOptions, got {type(options).__name__}")
         if not source.items:
@@ -98,6 +120,11 @@ def censored_with_receipt(
     count: int,
 ) -> Censored:
     """The candidate with the terminal receipt of this cut appended to ``chain``."""
+    from lychd_closed_diagnostic.censor import OWNER_CATEGORY
+    from lychd_core.digests import json_digest
+    from lychd_core.privacy import OperationCount, next_receipt
+    from lychd_core.privacy.prepare import Censored
+
     operations = (OperationCount(operation=operation, category=OWNER_CATEGORY, count=count),) if count else ()
     receipt = next_receipt(
         chain,

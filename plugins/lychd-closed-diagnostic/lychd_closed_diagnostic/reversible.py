@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, _check_no_leak, _owners, check_labels
 from lychd_closed_diagnostic.profile import ClosedDiagnosticOptions, ClosedDiagnosticProfile, censored_with_receipt
 from lychd_core.errors import CutReason, CutRefused, PrivacyRefusal
-from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, TransformationReceipt
-from lychd_core.privacy.prepare import Censored, cut_policy_digest
-from lychd_core.privacy.pseudonyms import TOKEN_RE
-from lychd_core.privacy.vault.lease import SensitiveValue
+
+if TYPE_CHECKING:  # the censor, the cut and the vault (cryptography) load when a cut is prepared (issue 30)
+    from lychd_core.privacy import CallProjection, ClosedVocabulary, DisclosurePlan, TransformationReceipt
+    from lychd_core.privacy.prepare import Censored
+    from lychd_core.privacy.vault.lease import SensitiveValue
 
 _SLOT = re.compile(r" owner=([^\n]*)\n")
 
@@ -82,6 +83,9 @@ class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
         self, source: CallProjection, plan: DisclosurePlan, vocabulary: ClosedVocabulary, options: BaseModel
     ) -> tuple[SensitiveValue, ...]:
         """Each distinct owner value once, in order of first appearance."""
+        from lychd_closed_diagnostic.censor import GRAMMAR, OWNER_CATEGORY, _owners, check_labels
+        from lychd_core.privacy.vault.lease import SensitiveValue
+
         checked = self._checked(options)
         if not source.items:
             raise CutRefused(CutReason.EMPTY, "the projection has no items")
@@ -109,6 +113,10 @@ class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
         chain: Sequence[TransformationReceipt] = (),
     ) -> Censored:
         """The candidate with every owner slot holding its owner's token, and the terminal receipt."""
+        from lychd_closed_diagnostic.censor import GRAMMAR, _check_no_leak, _owners
+        from lychd_core.privacy.prepare import cut_policy_digest
+        from lychd_core.privacy.pseudonyms import TOKEN_RE
+
         checked = self._checked(options)
         texts: list[str] = []
         owners: set[str] = set()

@@ -10,14 +10,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
+from importlib import import_module
 from importlib.metadata import version
 
 import tree_sitter
-import tree_sitter_go
-import tree_sitter_java
-import tree_sitter_javascript
-import tree_sitter_rust
-import tree_sitter_typescript
 
 from lychd_structure_treesitter.keywords import GO_KEYWORDS, JAVA_KEYWORDS, JS_KEYWORDS, RUST_KEYWORDS
 
@@ -35,6 +31,26 @@ _JS_DECLARATIONS = frozenset(
         "internal_module",
     }
 )
+
+
+def _binding(module: str, function: str) -> Callable[[], object]:
+    """A grammar wheel's language function, its module imported on the first call.
+
+    Every ``lychd`` command registers these profiles; a tree with no file of a language
+    loads no grammar (issue 30, ``benchmarks/bench_cold_assemble.py``).
+    """
+
+    def grammar() -> object:
+        language_of: Callable[[], object] = getattr(import_module(module), function)
+        return language_of()
+
+    return grammar
+
+
+@cache
+def _version(distribution: str) -> str:
+    """One metadata read per distribution, not one per language that shares it."""
+    return version(distribution)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +76,14 @@ class LanguageSpec:
 
     @property
     def parser_version(self) -> str:
-        return f"tree-sitter {version('tree-sitter')}; {self.grammar_package} {version(self.grammar_package)}"
+        return f"tree-sitter {_version('tree-sitter')}; {self.grammar_package} {_version(self.grammar_package)}"
 
 
 JS_LIKE_CONTAINERS = frozenset({"class_body", "interface_body", "object_type", "enum_body"})
 
 JAVASCRIPT = LanguageSpec(
     name="javascript",
-    grammar=tree_sitter_javascript.language,
+    grammar=_binding("tree_sitter_javascript", "language"),
     grammar_package="tree-sitter-javascript",
     imports=frozenset({"import_statement"}),
     headers=frozenset(),
@@ -81,7 +97,7 @@ JAVASCRIPT = LanguageSpec(
 )
 TYPESCRIPT = LanguageSpec(
     name="typescript",
-    grammar=tree_sitter_typescript.language_typescript,
+    grammar=_binding("tree_sitter_typescript", "language_typescript"),
     grammar_package="tree-sitter-typescript",
     imports=frozenset({"import_statement", "import_alias"}),
     headers=frozenset(),
@@ -93,10 +109,10 @@ TYPESCRIPT = LanguageSpec(
     doc_style="jsdoc",
     keywords=JS_KEYWORDS,
 )
-TSX = replace(TYPESCRIPT, name="tsx", grammar=tree_sitter_typescript.language_tsx)
+TSX = replace(TYPESCRIPT, name="tsx", grammar=_binding("tree_sitter_typescript", "language_tsx"))
 GO = LanguageSpec(
     name="go",
-    grammar=tree_sitter_go.language,
+    grammar=_binding("tree_sitter_go", "language"),
     grammar_package="tree-sitter-go",
     imports=frozenset({"import_declaration"}),
     headers=frozenset({"package_clause"}),
@@ -110,7 +126,7 @@ GO = LanguageSpec(
 )
 RUST = LanguageSpec(
     name="rust",
-    grammar=tree_sitter_rust.language,
+    grammar=_binding("tree_sitter_rust", "language"),
     grammar_package="tree-sitter-rust",
     imports=frozenset({"use_declaration", "extern_crate_declaration"}),
     headers=frozenset(),
@@ -139,7 +155,7 @@ RUST = LanguageSpec(
 )
 JAVA = LanguageSpec(
     name="java",
-    grammar=tree_sitter_java.language,
+    grammar=_binding("tree_sitter_java", "language"),
     grammar_package="tree-sitter-java",
     imports=frozenset({"import_declaration"}),
     headers=frozenset({"package_declaration"}),

@@ -1,0 +1,53 @@
+"""Token counts in the PostgreSQL projection cache: schema 3 -> 4 adds the table, entries stay valid.
+
+The round trip, per-counter keys and the refusal of an edited count are in the store
+contract (``tests/test_store_contract.py``), run against the real test server.
+"""
+
+from __future__ import annotations
+
+import os
+
+import psycopg
+
+from lychd_core.digests import text_digest
+from lychd_core.stores.postgres.cache import VERSION, PostgresProjectionCache
+from lychd_core.testing.postgres import PostgresServer
+from lychd_core.testing.store_contract import CACHE_FACTS, CACHE_KEY, CACHE_OUTCOME
+from tests.test_postgres_read_only_role import _reader
+
+KEY = os.urandom(32)
+DIGEST = text_digest("hello\nworld")
+
+
+def _as_schema_3(dsn: str, schema: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"DROP TABLE {schema}.token_counts")
+        conn.execute(f"UPDATE {schema}.cache_meta SET value = '3' WHERE key = 'version'")
+
+
+def test_a_schema_3_cache_is_served_read_only_and_migrated_by_a_writer(
+    lychd_postgresql: PostgresServer, lychd_pg_schema: str
+) -> None:
+    dsn, schema = lychd_postgresql.dsn(), lychd_pg_schema
+    owner = PostgresProjectionCache(dsn, schema=schema, key_path="unused", key=KEY)
+    owner.put(CACHE_KEY, CACHE_OUTCOME, CACHE_FACTS)
+    owner.close()
+    _as_schema_3(dsn, schema)
+    reader = PostgresProjectionCache(_reader(lychd_postgresql, schema), schema=schema, key_path="unused", key=KEY)
+    try:  # a role that may not migrate still gets its entries; counts simply miss
+        assert reader.get(CACHE_KEY) is not None and reader.read_only
+        reader.remember_token_counts("c@1 t o", [(DIGEST, 3)])
+        assert reader.token_counts("c@1 t o", [DIGEST]) == {}
+    finally:
+        reader.close()
+    writer = PostgresProjectionCache(dsn, schema=schema, key_path="unused", key=KEY)
+    try:
+        assert writer.get(CACHE_KEY) is not None  # migrated in place: the entry survives
+        writer.remember_token_counts("c@1 t o", [(DIGEST, 3)])
+        assert writer.token_counts("c@1 t o", [DIGEST]) == {DIGEST: 3}
+        with psycopg.connect(dsn) as conn:
+            row = conn.execute(f"SELECT value FROM {schema}.cache_meta WHERE key = 'version'").fetchone()
+        assert row is not None and row[0] == str(VERSION) == "4"
+    finally:
+        writer.close()
