@@ -29,6 +29,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,29 @@ from lychd_core.assembly import ContextOrchestrator
 from lychd_core.config import LychdConfig, load_config
 from lychd_core.projection.materials import MaterialRef
 from lychd_core.projection.walk import walk_files
+from lychd_core.ranking.plan import ViewPlan
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[float, float, list[str], dict[str, int]]:
+def cause(entry: Any, plan: ViewPlan | None) -> str:
+    """Why a ranked file is not in its full view, from the plan: ``scored 0``, ``larger than
+    the room``, ``room to worse-ranked files`` (their views take at least what its full view
+    lacked) or ``ranked too low`` (the better-ranked files' views took the room)."""
+    index = entry.rank - 1
+    if entry.score == 0:
+        return "scored 0"
+    if plan is None or index not in plan.short:
+        return "planned full, another view selected"
+    (need, left), (before, after) = plan.short[index], plan.spent[index]
+    if need > left + before + after:
+        return "larger than the room"
+    return "room to worse-ranked files" if after >= need - left else "ranked too low"
+
+
+def assemble(
+    config: LychdConfig, tree: Path, case: dict[str, Any]
+) -> tuple[float, float, list[str], dict[str, tuple[int, str]]]:
     orchestrator = ContextOrchestrator(config, workspace=tree)
     assert orchestrator.workspace is not None
     wall, cpu = time.perf_counter(), time.process_time()
@@ -52,10 +71,10 @@ def assemble(config: LychdConfig, tree: Path, case: dict[str, Any]) -> tuple[flo
         assembled = orchestrator.assemble(run_id="r", session_id="s", query=case["query"], codex=refs)
     finally:
         orchestrator.close()
-    ranks: dict[str, int] = {}
-    report = getattr(assembled, "ranking", None)
-    for entry in getattr(getattr(report, "report", None), "entries", ()):
-        ranks.setdefault(entry.path, entry.rank)
+    ranks: dict[str, tuple[int, str]] = {}
+    ranked = getattr(assembled, "ranking", None)
+    for entry in getattr(getattr(ranked, "report", None), "entries", ()):
+        ranks.setdefault(entry.path, (entry.rank, cause(entry, getattr(ranked, "plan", None))))
     selected = list(assembled.plan.selected)
     return time.perf_counter() - wall, time.process_time() - cpu, selected, ranks
 
@@ -89,6 +108,7 @@ def main() -> None:
     unranked_times: list[float] = []
     ranked_cpu: list[float] = []
     unranked_cpu: list[float] = []
+    causes: list[tuple[int, str]] = []
     with open(args.out, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as temporary:
         scratch = Path(args.scratch or temporary)
         for case in cases:
@@ -126,11 +146,21 @@ def main() -> None:
                         g: None if k is None else k.rsplit("#", 1)[1] if "#" in k else "full"
                         for g, k in gold_nodes.items()
                     },
-                    "gold_rank": {g: ranks.get(g) for g in case["gold"]},
+                    "gold_rank": {g: ranks[g][0] if g in ranks else None for g in case["gold"]},
                 }
+                row["gold_cause"] = {
+                    g: ranks[g][1] if g in ranks else "not ranked"
+                    for g, view in row["gold_views"].items()
+                    if view != "full"
+                }
+                causes.extend((tokens, c) for c in row["gold_cause"].values())
                 out.write(json.dumps(row) + "\n")
                 out.flush()
                 print(f"{case['id']:<24} {tokens:>6} recall={row['recall']:.2f} t={wall:.2f}s", flush=True)
+    for tokens in budgets:
+        counted = Counter(c for t, c in causes if t == tokens)
+        listed = ", ".join(f"{n} {c}" for c, n in counted.most_common()) or "none"
+        print(f"{tokens:>6} tokens, gold files not in their full view: {listed}")
     if args.compare_unranked:
         for what, ranked_side, plain_side in (
             ("wall", ranked_times, unranked_times),

@@ -130,6 +130,29 @@ def test_the_short_note_says_what_the_finest_view_needed() -> None:
     assert plan.chosen == [1] and plan.short == {0: (6_354, 1_000)}
 
 
+@settings(max_examples=150, deadline=None)
+@given(files, st.integers(0, 40_000))
+def test_the_short_note_accounts_for_the_whole_room(found: list[tuple[list[int], int]], room: int) -> None:
+    """For a file planned below its full view, what remained plus what better- and worse-ranked
+    files' planned views take is the whole room: the note names every character."""
+    sizes, scores = split(found)
+    plan = plan_views(sizes, scores, room)
+    taken = [0 if c is None else s[c] for s, c in zip(sizes, plan.chosen, strict=True)]
+    assert set(plan.spent) == set(plan.short) == {i for i, c in enumerate(plan.chosen) if c != 0}
+    for index, (before, after) in plan.spent.items():
+        assert before == sum(taken[:index]) and after == sum(taken[index + 1 :])
+        assert plan.short[index][1] + before + after == room
+
+
+def test_the_short_note_says_where_the_room_went() -> None:
+    # The second file's full view (3,000) does not fit beside the first's: the better-ranked file
+    # takes 3,000 and the two worse-ranked files 200, less than the 2,700 its full view lacked (it
+    # had 300: 100 left and its own coarser view), so the room went to the file ranked first.
+    plan = plan_views([[3_000, 300], [3_000, 200], [100], [100]], [9_000, 8_000, 7_000, 6_000], 3_500)
+    assert plan.chosen == [0, 1, 0, 0]
+    assert plan.short == {1: (3_000, 300)} and plan.spent == {1: (3_000, 200)}
+
+
 def test_score_0_files_are_planned_smallest_first_in_what_is_left() -> None:
     # one scored file takes 1,000; three score-0 files (in rank order 2,000, 300, 700) share the 1,100 left
     plan = plan_views([[1_000], [2_000], [300], [700]], [5_000, 0, 0, 0], 2_100)

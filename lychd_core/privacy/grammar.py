@@ -18,7 +18,6 @@ from operator import itemgetter
 from typing import TypeVar
 
 from lychd_core.errors import CutReason, CutRefused
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.privacy.closed_vocabulary import ClosedVocabulary
 from lychd_core.privacy.matching import SubstringSet
 
@@ -129,19 +128,18 @@ def parse_text(
         raise _refuse(CutReason.UNCOVERED_TEXT, where, expected)
     if text.count("\n") - 1 > MAX_RECORDS:
         raise _refuse(CutReason.TOO_LARGE, where, f"more than {MAX_RECORDS} records; the bound is {MAX_RECORDS}")
-    with cyclic_gc_paused():  # a tuple per record, all acyclic
-        records = tuple(grammar.record_re.findall(text, len(header)))
-        if len(records) != text.count("\n") - 1:
-            line = _first_uncovered(text, grammar, len(header))
-            raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} is outside the record grammar")
-        items: set[str] = set()
-        for index, spec in enumerate(grammar.fields):
-            allowed = vocabulary.items(spec.kind) | ({grammar.none} if spec.optional else set())
-            present = set(map(itemgetter(index), records))
-            if present - allowed:
-                _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records, grammar)
-            items |= present
-        owners = set(map(itemgetter(-1), records))
+    records = tuple(grammar.record_re.findall(text, len(header)))
+    if len(records) != text.count("\n") - 1:
+        line = _first_uncovered(text, grammar, len(header))
+        raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} is outside the record grammar")
+    items: set[str] = set()
+    for index, spec in enumerate(grammar.fields):
+        allowed = vocabulary.items(spec.kind) | ({grammar.none} if spec.optional else set())
+        present = set(map(itemgetter(index), records))
+        if present - allowed:
+            _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records, grammar)
+        items |= present
+    owners = set(map(itemgetter(-1), records))
     if candidate:
         if owners - {grammar.redaction}:
             line = _first(records, lambda r: r[-1] != grammar.redaction)

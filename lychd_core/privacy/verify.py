@@ -7,6 +7,7 @@ and parses both texts itself, so a censor that disagrees with the grammar fails 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -100,107 +101,123 @@ def _check_no_owner_outside_text(candidate: CallProjection, owners: SubstringSet
         )
 
 
-def _terminal_receipt(
-    chain: Sequence[TransformationReceipt],
-    *,
-    plan: DisclosurePlan,
-    source_digest: str,
-    candidate: CallProjection,
-    transformer: str,
-    policy_digest: str,
-    grammar: RecordGrammar,
-    records: int,
-    reversible: bool,
-) -> TransformationReceipt:
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """One verification's inputs, as :func:`verify_cut` received them, and the digests it computed."""
+
+    source: CallProjection
+    candidate: CallProjection
+    plan: DisclosurePlan
+    receipts: Sequence[TransformationReceipt]
+    grammar: RecordGrammar
+    vocabulary: ClosedVocabulary
+    policy_digest: str
+    source_digest: str
+    candidate_digest: str
+    now: int
+    origin_digest: str | None
+    reversal: ReversalSpec | None
+    transformer: str
+    chain: Sequence[TransformationReceipt]
+
+
+def _terminal_receipt(cut: _Cut, records: int) -> TransformationReceipt:
     """The cut's receipt as the verifier derives it: every field from the cut, none from the censor."""
-    operation = "pseudonymize" if reversible else "redact"
-    counted = OperationCount(operation=operation, category=grammar.owner_category, count=records) if records else None
-    operations = [counted] if counted else []
+    operation = "pseudonymize" if cut.reversal is not None else "redact"
+    counted = OperationCount(operation=operation, category=cut.grammar.owner_category, count=records)
     return next_receipt(
-        chain,
-        plan_digest=plan.digest,
-        input_digest=source_digest,
-        output_digest=candidate.digest,
-        transformer=transformer,
-        policy_digest=policy_digest,
-        operations=operations,
-        residual_label_digest=json_digest(candidate.label.to_json()),
-        expires_at=plan.expires_at,
+        cut.chain,
+        plan_digest=cut.plan.digest,
+        input_digest=cut.source_digest,
+        output_digest=cut.candidate_digest,
+        transformer=cut.transformer,
+        policy_digest=cut.policy_digest,
+        operations=[counted] if records else [],
+        residual_label_digest=json_digest(cut.candidate.label.to_json()),
+        expires_at=cut.plan.expires_at,
         terminal=True,
     )
 
 
-def _check(
-    checks: list[str],
-    source: CallProjection,
-    candidate: CallProjection,
-    plan: DisclosurePlan,
-    receipts: Sequence[TransformationReceipt],
-    grammar: RecordGrammar,
-    vocabulary: ClosedVocabulary,
-    policy_digest: str,
-    source_digest: str,
-    candidate_digest: str,
-    now: int,
-    origin_digest: str | None,
-    reversal: ReversalSpec | None,
-    transformer: str,
-    chain: Sequence[TransformationReceipt],
-) -> tuple[str, ...]:
-    if not source.items:
+def _check_plan(cut: _Cut) -> None:
+    """The plan covers this projection, now, and every category the candidate pseudonymizes."""
+    if not cut.source.items:
         raise CutRefused(CutReason.EMPTY, "the projection has no items")
-    if plan.manifest_digest != source.manifest_digest or now >= plan.expires_at:
-        reason = CutReason.EXPIRED if now >= plan.expires_at else CutReason.PLAN_MISMATCH
+    if cut.plan.manifest_digest != cut.source.manifest_digest or cut.now >= cut.plan.expires_at:
+        reason = CutReason.EXPIRED if cut.now >= cut.plan.expires_at else CutReason.PLAN_MISMATCH
         raise CutRefused(reason, "the plan does not cover this projection now")
-    if reversal is not None and set(reversal.categories) - set(plan.reversible_categories):
+    if cut.reversal is not None and set(cut.reversal.categories) - set(cut.plan.reversible_categories):
         raise CutRefused(CutReason.PLAN_MISMATCH, "the plan does not mark every pseudonymized category reversible")
-    checks.append("plan")
-    if any(not item.label.lineage_known for item in source.items):
-        raise CutRefused(CutReason.UNKNOWN_LINEAGE, "a projection item has unknown lineage")
-    checks.append("lineage")
-    pairs = list(zip(source.items, candidate.items, strict=False))
-    if len(source.items) != len(candidate.items) or any(
-        (s.section, s.key, s.label) != (c.section, c.key, c.label) for s, c in pairs
+
+
+def _check_grammar(cut: _Cut) -> list[ParsedText]:
+    """The candidate has the source's items, keys and labels; every source text parses; no owner
+    value stands outside a text."""
+    source, candidate = cut.source.items, cut.candidate.items
+    if len(source) != len(candidate) or any(
+        (s.section, s.key, s.label) != (c.section, c.key, c.label) for s, c in zip(source, candidate, strict=True)
     ):
         raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "the candidate's items, keys or labels differ")
-    parsed = [parse_text(s.text, grammar, vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s, _ in pairs]
-    _check_no_owner_outside_text(candidate, owner_matcher(parsed, grammar, vocabulary)[1])
-    checks.append("grammar")
+    parsed = [
+        parse_text(s.text, cut.grammar, cut.vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s in source
+    ]
+    _check_no_owner_outside_text(cut.candidate, owner_matcher(parsed, cut.grammar, cut.vocabulary)[1])
+    return parsed
+
+
+def _check_utility(cut: _Cut, parsed: list[ParsedText]) -> None:
+    """The plan needs only what the cut carries, and the candidate is exactly the source with owner
+    spans redacted (or pseudonymized by the named lease): every fixed position survives."""
+    grammar, reversal = cut.grammar, cut.reversal
     carried = {spec.invariant for spec in grammar.fields}
     if reversal is not None and grammar.owner_category in reversal.categories:
         carried.add("owner-identity")  # a one-to-one token keeps the identity and restores it locally
-    if set(plan.semantic_invariants) - carried:
+    if set(cut.plan.semantic_invariants) - carried:
         raise CutRefused(CutReason.LOST_UTILITY, "the plan needs what this cut removes (the owner identity)")
+    pairs = list(zip(cut.source.items, cut.candidate.items, strict=True))
     if reversal is not None:
         check_reversal([s.text for s, _ in pairs], [c.text for _, c in pairs], grammar, reversal, where="candidate")
-    else:
-        for (s, c), p in zip(pairs, parsed, strict=True):
-            if grammar.redacted(s.text) != c.text:
-                _name_the_difference(c.text, p, grammar, vocabulary, where=f"candidate {c.section}[{c.key}]")
-    # An exact reconstruction keeps every fixed position of every record: utility survives.
-    checks.append("utility")
-    checks.append("reconstruction")
+        return
+    for (s, c), p in zip(pairs, parsed, strict=True):
+        if grammar.redacted(s.text) != c.text:
+            _name_the_difference(c.text, p, grammar, cut.vocabulary, where=f"candidate {c.section}[{c.key}]")
+
+
+def _check_chain(cut: _Cut) -> tuple[str, ...]:
+    """The receipts link source to candidate under this plan and policy, unexpired; their digests."""
+    receipts = cut.receipts
     digests = check_chain(
         receipts,
-        source_digest=origin_digest or source_digest,
-        candidate_digest=candidate_digest,
-        plan_digest=plan.digest,
+        source_digest=cut.origin_digest or cut.source_digest,
+        candidate_digest=cut.candidate_digest,
+        plan_digest=cut.plan.digest,
     )
-    if origin_digest is not None and source_digest not in {r.output_digest for r in receipts[:-1]}:
+    if cut.origin_digest is not None and cut.source_digest not in {r.output_digest for r in receipts[:-1]}:
         raise CutRefused(CutReason.CHAIN_BROKEN, "no stage of the chain produced the verified source")
-    if any(r.policy_digest != policy_digest for r in receipts):
+    if any(r.policy_digest != cut.policy_digest for r in receipts):
         raise CutRefused(CutReason.POLICY_MISMATCH, "a receipt was made under another policy")
-    if receipts[-1].residual_label_digest != json_digest(candidate.label.to_json()):
+    if receipts[-1].residual_label_digest != json_digest(cut.candidate.label.to_json()):
         raise CutRefused(CutReason.CHAIN_BROKEN, "the terminal receipt's residual label is not the candidate's")
-    if any(now >= r.expires_at for r in receipts):
+    if any(cut.now >= r.expires_at for r in receipts):
         raise CutRefused(CutReason.EXPIRED, "a receipt has expired")
+    return digests
+
+
+def _check(checks: list[str], cut: _Cut) -> tuple[str, ...]:
+    """Run every check in order, naming each in ``checks`` once it has passed."""
+    _check_plan(cut)
+    checks.append("plan")
+    if any(not item.label.lineage_known for item in cut.source.items):
+        raise CutRefused(CutReason.UNKNOWN_LINEAGE, "a projection item has unknown lineage")
+    checks.append("lineage")
+    parsed = _check_grammar(cut)
+    checks.append("grammar")
+    _check_utility(cut, parsed)
+    # An exact reconstruction keeps every fixed position of every record: utility survives.
+    checks.extend(("utility", "reconstruction"))
+    digests = _check_chain(cut)
     checks.append("chain")
-    terminal = _terminal_receipt(
-        chain, plan=plan, source_digest=source_digest, candidate=candidate, transformer=transformer,
-        policy_digest=policy_digest, grammar=grammar, records=sum(len(p.records) for p in parsed),
-        reversible=reversal is not None,
-    )  # fmt: skip
-    check_derived(receipts, (*chain, terminal))
+    check_derived(cut.receipts, (*cut.chain, _terminal_receipt(cut, sum(len(p.records) for p in parsed))))
     checks.append("receipts")
     return digests
 
@@ -246,10 +263,11 @@ def verify_cut(
         "reversal": reversal,
     }
     try:
-        digests = _check(
-            checks, source, candidate, plan, receipts, grammar, vocabulary, policy_digest, source_digest,
+        cut = _Cut(
+            source, candidate, plan, receipts, grammar, vocabulary, policy_digest, source_digest,
             candidate_digest, now, origin_digest, reversal, transformer, chain,
         )  # fmt: skip
+        digests = _check(checks, cut)
     except CutRefused as refusal:
         detail = str(refusal).removeprefix(f"{refusal.reason.value}: ")
         return CutVerification(verdict="fail", reason=refusal.reason, detail=detail, checks=tuple(checks), **common)

@@ -53,6 +53,10 @@ class ViewPlan:
     """Unscored file index -> the room every scored file left when it was planned a view."""
     unscored: list[int] = field(default_factory=list)
     """The score-0 files in the order they were planned: smallest full view first."""
+    spent: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """File index -> (characters the planned views of better-ranked files take, those of
+    worse-ranked files), for each file in ``short``: whether the room went to files the
+    ranking put first, or to cheaper views further down."""
 
 
 def view_weight(name: str, level: int) -> int:
@@ -86,10 +90,15 @@ def plan_views(
             plan.leftover[index] = left
             chosen[index] = level
             left -= views[level]
+    total = max(room, 0) - left
+    taken = [0 if level is None else sizes[i][level] for i, level in enumerate(chosen)]
+    before = 0
     for index, views in enumerate(sizes):
         level = chosen[index]
         if views and level != 0:
-            plan.short[index] = (views[0], left + (0 if level is None else views[level]))
+            plan.short[index] = (views[0], left + taken[index])
+            plan.spent[index] = (before, total - before - taken[index])
+        before += taken[index]
     return plan
 
 

@@ -54,6 +54,8 @@ class RankedFloor:
     """Full block key -> why its full projection was not planned (what it needed, what remained)."""
     unscored: Mapping[str, str] = field(default_factory=dict)
     """Full block key of a score-0 file planned a view -> that it only had the room scored files left."""
+    plan: ViewPlan | None = None
+    """The planned views, files in rank order (``None`` when nothing was planned)."""
 
 
 def weighted_profiles(config: LychdConfig, registry: Registry) -> list[WeightedProfile]:
@@ -116,15 +118,24 @@ def rank_floor(
         [_view_names(views[k]) for k in ranked_keys],
     )
     placements, offered = _placements(plain, views, ranked_keys, plan, scores)
-    short = {
-        ranked_keys[i]: f"the full projection needs {need:,} characters, {left:,} remained"
-        for i, (need, left) in plan.short.items()
-    }
+    short = {ranked_keys[i]: short_note(plan, i) for i in plan.short}
     unscored = {
         ranked_keys[i]: f"score 0: planned only in the {left:,} characters every scored file left"
         for i, left in plan.leftover.items()
     }
-    return RankedFloor(placements, report, tuple(notes), offered, short, unscored)
+    return RankedFloor(placements, report, tuple(notes), offered, short, unscored, plan)
+
+
+def short_note(plan: ViewPlan, index: int) -> str:
+    """Why file ``index`` was planned below its full view: what that needed, what remained, and
+    where the rest went (to better-ranked files: ranked too low; to worse-ranked ones: cheaper
+    views bought more)."""
+    need, left = plan.short[index]
+    before, after = plan.spent[index]
+    return (
+        f"the full projection needs {need:,} characters, {left:,} remained; the views of better-ranked "
+        f"files take {before:,}, of worse-ranked files {after:,}"
+    )
 
 
 def _candidates(plain: Sequence[Placement], facts: Mapping[str, JsonValue]) -> list[RankingCandidate]:

@@ -24,12 +24,13 @@ from lychd_core.errors import (
 )
 from lychd_core.privacy.vault.aead import TAG_BYTES, open_into
 from lychd_core.privacy.vault.buffers import LockedBuffer
+from lychd_core.privacy.vault.claims import claim_digest
 from lychd_core.privacy.vault.lease import ClaimRequest, LeaseState
 from lychd_core.privacy.vault.rehydrate import RehydratedResult, RehydrationReceipt, Restorer, restored_label
 from lychd_core.privacy.vault.returns import check_return
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, seal_aad
 from lychd_core.privacy.vault.sqlite import immediate
-from lychd_core.privacy.vault.store import Vault, claim_digest
+from lychd_core.privacy.vault.store import Vault
 from lychd_core.privacy.vault.tokens import RehydrationSchema, index_map, token_key
 
 Validator = Callable[[Any], None]

@@ -9,28 +9,22 @@ key store. A crash between the two is finished by the next open or purge.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
-import hmac
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from lychd_core.digests import json_digest, text_digest
 from lychd_core.errors import (
     ClaimConflict,
     DurabilityRefused,
     LeaseExpired,
-    LeaseStateError,
     LeaseUnrecoverable,
-    NonceReuseError,
     VaultStoreError,
 )
-from lychd_core.privacy.vault.aead import NonceSource, derive_key, open_into, random_nonce, seal
-from lychd_core.privacy.vault.buffers import LockedBuffer, fill_random
+from lychd_core.privacy.vault.aead import NonceSource, open_into, random_nonce
+from lychd_core.privacy.vault.buffers import LockedBuffer
+from lychd_core.privacy.vault.claims import claim_digest, is_repeat_claim, return_digest
 from lychd_core.privacy.vault.hardening import HardeningReport, harden_process
 from lychd_core.privacy.vault.issue import BoundCut, IssuedTokens, request_for_cut
 from lychd_core.privacy.vault.keystore import KeyStore
@@ -46,10 +40,12 @@ from lychd_core.privacy.vault.lease import (
     SensitiveValue,
     durable_expiry,
 )
-from lychd_core.privacy.vault.returns import check_return
+from lychd_core.privacy.vault.minting import Build, insert_row, mint_row, unwrap_key
 from lychd_core.privacy.vault.rows import STATEMENTS, LeaseRow, load_row, mac_key, seal_aad
 from lychd_core.privacy.vault.sqlite import checkpoint, connect, create_database, immediate, probe, sqlite_errors
-from lychd_core.privacy.vault.tokens import make_token, map_size, pack_map, token_key
+from lychd_core.privacy.vault.tokens import map_size
+
+__all__ = ["ORPHAN_GRACE", "Clock", "Vault", "claim_digest", "return_digest", "unwrap_key", "wall_clock"]
 
 Clock = Callable[[], int]
 ORPHAN_GRACE = 600  # seconds an erasure secret may wait for its lease row (a concurrent create)
@@ -62,10 +58,6 @@ def _build(conn: sqlite3.Connection) -> None:
 
 def wall_clock() -> int:
     return int(time.time())
-
-
-def unwrap_key(kek: bytes, secret: bytes, lease_id: str) -> bytes:
-    return derive_key(kek, secret, b"lychd-vault/wrap@1|" + lease_id.encode("utf-8"))
 
 
 class Vault:
@@ -219,9 +211,7 @@ class Vault:
 
         return self._issue(values, build)
 
-    def _issue(
-        self, values: Sequence[SensitiveValue], build: Callable[[IssuedTokens], tuple[LeaseRequest, str]]
-    ) -> LeaseGrant:
+    def _issue(self, values: Sequence[SensitiveValue], build: Build) -> LeaseGrant:
         now = self.clock()
         map_size(values)  # refuse an oversized map before reserving anything
         epoch = self.keys.current_epoch()
@@ -240,49 +230,15 @@ class Vault:
         )
 
     def _seal_and_insert(
-        self,
-        values: Sequence[SensitiveValue],
-        build: Callable[[IssuedTokens], tuple[LeaseRequest, str]],
-        lease_id: str,
-        secret: bytes,
-        epoch: int,
-        now: int,
+        self, values: Sequence[SensitiveValue], build: Build, lease_id: str, secret: bytes, epoch: int, now: int
     ) -> tuple[PseudonymMapLease, str]:
         """Mint tokens, build the candidate, seal map and DEK, and insert the row (one transaction)."""
-        size = map_size(values)
         kek = self.keys.kek(epoch)
-        namespace_key = derive_key(kek, b"", b"lychd-vault/namespace@1")
-        mac = hmac.new(namespace_key, lease_id.encode() + secrets.token_bytes(16), hashlib.sha256).digest()
-        namespace = base64.b32encode(mac[:10]).decode("ascii").lower()
-        with LockedBuffer(32) as dek:
-            fill_random(dek)
-            issue_key = token_key(dek.view)
-            tokens = tuple(make_token(issue_key, namespace, v.category, i) for i, v in enumerate(values))
-            request, candidate = build(IssuedTokens(lease_id, namespace, tokens))
-            disclosed = [token in candidate for token in tokens]
-            lease = PseudonymMapLease(
-                lease_id=lease_id,
-                request=request,
-                namespace=namespace,
-                candidate_digest=text_digest(candidate),
-                key_epoch=epoch,
-                created_at=now,
-                expires_at=request.needed_until,
-            )
-            map_nonce, wrap_nonce = self._nonce(), self._nonce()
-            with LockedBuffer(size) as plain:
-                pack_map(plain.view, values, disclosed)
-                map_ciphertext = seal(dek.view, map_nonce, plain.view, seal_aad("map", lease))
-            wrapped = seal(unwrap_key(kek, secret, lease_id), wrap_nonce, dek.view, seal_aad("dek", lease))
-        row = LeaseRow(lease, LeaseState.ACTIVE, None, now, wrap_nonce, wrapped, map_nonce, map_ciphertext)
-        with immediate(self._connection, self.path, "create a lease") as conn:
-            for nonce in (map_nonce, wrap_nonce):
-                try:
-                    conn.execute("INSERT INTO nonces VALUES (?)", (nonce,))
-                except sqlite3.IntegrityError:
-                    raise NonceReuseError("a nonce repeated; the lease was not created") from None
-            row.insert(conn, mac_key(kek))
-        return lease, candidate
+        row, candidate = mint_row(
+            values, build, kek=kek, nonce=self._nonce, lease_id=lease_id, secret=secret, epoch=epoch, now=now
+        )
+        insert_row(self._connection, self.path, row, kek)
+        return row.lease, candidate
 
     @property
     def pooled_ids(self) -> frozenset[str]:
@@ -344,24 +300,11 @@ class Vault:
 
     def _claim_row(self, conn: sqlite3.Connection, row: LeaseRow, claim: ClaimRequest) -> LeaseRow:
         lease_id = row.lease.lease_id
-        if row.state is LeaseState.CLAIMED:
-            if row.claim == claim:
-                self.check_claim_record(lease_id, claim)
-                return row
-            raise ClaimConflict(f"lease {lease_id} is already claimed by another principal, run, station or return")
-        if row.state is not LeaseState.ACTIVE:
-            raise LeaseStateError(f"lease {lease_id} is {row.state.value}; only an ACTIVE lease can be claimed")
-        request = row.lease.request
-        wanted = (request.run_id, request.attempt, request.station)
-        if (claim.run_id, claim.attempt, claim.station) != wanted:
-            raise ClaimConflict(
-                f"lease {lease_id} is bound to another run, attempt or station; the claim names "
-                f"station {claim.station!r}, run {claim.run_id!r}, attempt {claim.attempt}"
-            )
-        if self.keys.secret(lease_id) is None:
+        repeat = is_repeat_claim(row, claim)
+        if not repeat and self.keys.secret(lease_id) is None:
             raise LeaseUnrecoverable(f"lease {lease_id}: its key was destroyed; it cannot be claimed")
         self.check_claim_record(lease_id, claim)
-        return self._write(conn, row, LeaseState.CLAIMED, claim)
+        return row if repeat else self._write(conn, row, LeaseState.CLAIMED, claim)
 
     def check_claim_record(self, lease_id: str, claim: ClaimRequest) -> None:
         """Record ``claim`` in the key store, or refuse it when another claim is on record there."""
@@ -422,14 +365,3 @@ class Vault:
         key = unwrap_key(self.keys.kek(row.lease.key_epoch), secret, row.lease.lease_id)
         assert row.wrap_nonce is not None and row.wrapped_dek is not None
         open_into(key, row.wrap_nonce, row.wrapped_dek, seal_aad("dek", row.lease), dek.view)
-
-
-def claim_digest(claim: ClaimRequest) -> str:
-    """What the key store records of a claim: a digest, never the claim's names."""
-    return json_digest(claim.model_dump(mode="json"))
-
-
-def return_digest(value: object) -> str:
-    """Digest a quarantined return the way claims and receipts bind it (after :func:`check_return`)."""
-    check_return(value)
-    return json_digest(value)
