@@ -340,8 +340,8 @@ class SqliteMemoryStore:
         """Rebuild the index from the stored records and tombstones (and cache it)."""
         with store_errors(self.path, "read the data version"):
             version = self._connection.execute("PRAGMA data_version").fetchone()[0]
-        # Kept (issue 26): without it `bench_memory.py --full` measured store rebuild per record
-        # 1.4-1.8x from 100k to 1M records (goal <= 1.5); with it 1.08x.
+        # Kept (issue 26): `bench_memory.py --full` measured store rebuild per record 1.4-1.8x
+        # from 100k to 1M records without a pause (goal <= 1.5), 1.08x with it.
         with cyclic_gc_paused():
             index = MemoryIndex(self.view())
         self._index, self._index_at = index, (version, self._writes)
