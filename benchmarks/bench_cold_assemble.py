@@ -12,7 +12,11 @@ change in the machine's load falls on both; the report is the ratio of the media
 The anchor is a commit of this repository (default: the last one of 2026-11-30, the
 state issue 30 compares against). It is exported with ``git archive`` into
 ``benchmarks/results/anchor-<sha>/`` with its own venv (``pip install -r
-requirements.txt``, from the local mirror), once, and reused by later runs.
+requirements.txt``, from the local mirror), once, and reused by later runs. This checkout
+runs from a venv made the same way (``benchmarks/results/checkout-venv``, editable, so it
+follows the sources; rebuilt when ``requirements.txt`` changes): the development venv also
+holds the test suite's toy plugin and every extra, which a user's install does not load.
+``--venv current`` times this interpreter's venv instead.
 
 Trees: the first case of each repository in ``../shared/bench/relevance`` (the query is
 the case's commit message) and this repository's ``lychd_core`` folder. Bytecode caches
@@ -83,6 +87,20 @@ def anchor_side(sha: str, work: Path) -> Side:
     return Side(f"anchor {sha[:7]}", lychd, checkout, budget_config(checkout, work, "anchor"))
 
 
+def checkout_side(work: Path) -> Side:
+    """This checkout, from a venv installed as a user installs it (``requirements.txt``)."""
+    venv = RESULTS / "checkout-venv"
+    lychd, stamp = venv / "bin" / "lychd", venv / "requirements.txt"
+    wanted = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    if not lychd.exists() or not stamp.exists() or stamp.read_text(encoding="utf-8") != wanted:
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+        subprocess.run([*pip, "-r", "requirements.txt"], cwd=ROOT, check=True)
+        stamp.write_text(wanted, encoding="utf-8")
+    return Side("this checkout", lychd, ROOT, budget_config(ROOT, work, "now"))
+
+
 def budget_config(checkout: Path, work: Path, name: str) -> Path:
     """The checkout's own default profile with ``char_cap`` = 3 x 8k tokens (as run.py sets it)."""
     text = (checkout / "profiles" / "default.toml").read_text(encoding="utf-8")
@@ -137,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anchor", default=ANCHOR, help="anchor commit, or 'none' to time this checkout alone")
     parser.add_argument("--trees", type=int, default=4, help="how many of the trees to use")
     parser.add_argument("--no-bytecode", action="store_true", help="compile every source on every run")
+    parser.add_argument(
+        "--venv",
+        choices=("install", "current"),
+        default="install",
+        help="this checkout from a requirements.txt venv (default) or from this interpreter's venv",
+    )
     args = parser.parse_args(argv)
     env = dict(os.environ)
     if not args.no_bytecode:
@@ -144,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory(prefix="lychd-cold-") as tmp:
         work = Path(tmp)
-        current = Side("this checkout", Path(sys.executable).parent / "lychd", ROOT, budget_config(ROOT, work, "now"))
+        current = (
+            checkout_side(work)
+            if args.venv == "install"
+            else Side("this checkout", Path(sys.executable).parent / "lychd", ROOT, budget_config(ROOT, work, "now"))
+        )
         sides = [current] + ([] if args.anchor == "none" else [anchor_side(args.anchor, work)])
         ratios = []
         for tree in trees(work, args.trees):
