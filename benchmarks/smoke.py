@@ -20,7 +20,7 @@ RELEVANCE_DATA = HERE.parents[1] / "shared" / "bench" / "relevance"
 
 # The smallest arguments each benchmark accepts; a benchmark not named runs with its defaults.
 SMALLEST: dict[str, list[str]] = {
-    "cold_assemble": ["--rounds", "1", "--anchor", "none", "--trees", "1"],
+    "cold_assemble": ["--rounds", "1", "--anchor", "none", "--trees", "1", "--venv", "current"],
     "cache": ["--turns", "12"],
     "tokens": ["--repeat", "1"],
     "memory": ["--sizes", "1000"],
