@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -224,8 +225,9 @@ class ContextOrchestrator:
             with_alternates=bool(config.ranking.profiles and config.ranking.resolutions),
             progress=self.progress,
         )
-        alternates = [c.block for c in projected.alternates.values() if c.block is not None]
-        self._projectors.attach_counts(counter, [*projected.floor.blocks, *alternates])  # counts kept with projections
+        alternates = (c.block for c in projected.alternates.values() if c.block is not None)
+        # counts kept with projections; read lazily: without a stored counter nothing is walked
+        self._projectors.attach_counts(counter, chain(projected.floor.blocks, alternates))
         room = optional_room(bounds, projected, tokens, len(call.query) + len(call.continuation_text))
         ranked = rank_stage(config, registry, request.query, request.history, projected, room)  # 2. rank
         scan = config.compression.scan_groups if compresses(config, request.compress, request.semantic) else None

@@ -53,6 +53,7 @@ def attach_counts(cache: ProjectionCacheStore | None, counter: BoundCounter, blo
 
 
 def _content_hash(block: Block) -> str:
-    """``block.content_hash`` without pydantic's attribute look-up (a third of reading 800 stored counts)."""
+    """``block.content_hash`` without pydantic's attribute look-up: a third of reading 800 stored
+    counts in ``python benchmarks/bench_tokens.py`` (the stored-count warm goal, >= 50x, is not met)."""
     private = block.__pydantic_private__
     return str(private["_content_hash"]) if private else block.content_hash
