@@ -69,6 +69,13 @@ class Side:
     config: Path
 
 
+def install_venv(venv: Path, checkout: Path) -> None:
+    """A venv at ``venv`` holding what ``checkout``'s ``requirements.txt`` installs, as a user installs it."""
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "-r", "requirements.txt"], cwd=checkout, check=True)
+
+
 def anchor_side(sha: str, work: Path) -> Side:
     """The anchor's checkout and venv under benchmarks/results (built once)."""
     full = subprocess.run(["git", "-C", str(ROOT), "rev-parse", sha], capture_output=True, text=True, check=True)
@@ -81,9 +88,7 @@ def anchor_side(sha: str, work: Path) -> Side:
             ["git", "-C", str(ROOT), "archive", full.stdout.strip()], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive.stdout, check=True)
-        subprocess.run([sys.executable, "-m", "venv", str(checkout / ".venv")], check=True)
-        pip = [str(checkout / ".venv" / "bin" / "python"), "-m", "pip", "install", "-q"]
-        subprocess.run([*pip, "-r", "requirements.txt"], cwd=checkout, check=True)
+        install_venv(checkout / ".venv", checkout)
     return Side(f"anchor {sha[:7]}", lychd, checkout, budget_config(checkout, work, "anchor"))
 
 
@@ -94,9 +99,7 @@ def checkout_side(work: Path) -> Side:
     wanted = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     if not lychd.exists() or not stamp.exists() or stamp.read_text(encoding="utf-8") != wanted:
         shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-        subprocess.run([*pip, "-r", "requirements.txt"], cwd=ROOT, check=True)
+        install_venv(venv, ROOT)
         stamp.write_text(wanted, encoding="utf-8")
     return Side("this checkout", lychd, ROOT, budget_config(ROOT, work, "now"))
 
