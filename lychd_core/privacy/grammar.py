@@ -181,12 +181,18 @@ def check_owners(
 
 
 def owner_matcher(
-    parsed: list[ParsedText], grammar: RecordGrammar, vocabulary: ClosedVocabulary, *, where: str = "projection"
+    parsed: list[ParsedText],
+    grammar: RecordGrammar,
+    vocabulary: ClosedVocabulary,
+    *,
+    where: str = "projection",
+    also: Sequence[str] = (),
 ) -> tuple[frozenset[str], SubstringSet]:
-    """:func:`check_owners`, also returning the owners' automaton for further checks (built once)."""
+    """:func:`check_owners`, also returning the owners' automaton for ``also`` (built once, over
+    only the owners that fit in the longest string it will search)."""
     owners = frozenset().union(*(text.owners for text in parsed))
     tokens = {grammar.header, grammar.owner_prefix, grammar.redaction}.union(*(text.items for text in parsed))
-    matcher = SubstringSet(owners)
+    matcher = SubstringSet(owners, longest_haystack=max(map(len, [*tokens, *also]), default=0))
     if not owners.isdisjoint(vocabulary.all_items()) or matcher.occurs_in_any(tokens):
         raise _refuse(CutReason.AMBIGUOUS_SPAN, where, "an owner value also appears as or inside a public item")
     return owners, matcher

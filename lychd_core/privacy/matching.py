@@ -21,10 +21,13 @@ values (the needles here) are at most 100 characters by the slot grammar."""
 class SubstringSet:
     """A fixed set of non-empty needles, and where they occur in a text (one pass per text)."""
 
-    __slots__ = ("_automaton", "_count", "_joinable")
+    __slots__ = ("_automaton", "_count", "_joinable", "_longest")
 
-    def __init__(self, needles: Iterable[str]) -> None:
-        words = [needle for needle in needles if needle]
+    def __init__(self, needles: Iterable[str], *, longest_haystack: int | None = None) -> None:
+        """``longest_haystack``: no text searched will be longer, so longer needles are left out
+        (a 100k-owner trie costs more than its input, memory-bound; it is often unneeded)."""
+        fits = (lambda needle: 0 < len(needle) <= longest_haystack) if longest_haystack is not None else len
+        words = list(filter(fits, needles))
         longest = max(map(len, words), default=0)
         if longest > MAX_NEEDLE_CHARS:
             raise ValueError(f"a needle of {longest} characters exceeds {MAX_NEEDLE_CHARS}; check needles first")
@@ -37,6 +40,7 @@ class SubstringSet:
             automaton.make_automaton()
         self._automaton = automaton
         self._joinable = "\n" not in "".join(words)
+        self._longest = longest_haystack
 
     def __len__(self) -> int:
         return self._count
@@ -46,6 +50,11 @@ class SubstringSet:
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of every occurrence of every needle in ``text``, by end position."""
+        if self._longest is not None and len(text) > self._longest:
+            raise ValueError(f"a text of {len(text)} characters is longer than this set was built for")
+        return self._spans(text)
+
+    def _spans(self, text: str) -> Iterator[tuple[int, int]]:
         if not self._count or not text:
             return
         for last, length in self._automaton.iter(text):
@@ -60,6 +69,9 @@ class SubstringSet:
 
     def occurs_in_any(self, texts: Iterable[str]) -> bool:
         """Whether a needle occurs inside any one of ``texts`` (never across two of them)."""
+        texts = list(texts)
+        if self._longest is not None and max(map(len, texts), default=0) > self._longest:
+            raise ValueError(f"a text is longer than the {self._longest} characters this set was built for")
         if self._joinable:  # one pass over the texts joined by a character no needle holds
-            return self.occurs_in("\n".join(texts))
+            return next(self._spans("\n".join(texts)), None) is not None
         return any(self.occurs_in(text) for text in texts)

@@ -92,9 +92,9 @@ def _item_strings(item: ProjectionItem) -> list[str]:
             *label.handling_constraints]  # fmt: skip
 
 
-def _check_no_owner_outside_text(candidate: CallProjection, owners: SubstringSet) -> None:
+def _check_no_owner_outside_text(strings: list[str], owners: SubstringSet) -> None:
     """No owner value in a key or label: they reach ``--json``, stored chains and reprs verbatim."""
-    if owners.occurs_in_any([text for item in candidate.items for text in _item_strings(item)]):
+    if owners.occurs_in_any(strings):
         raise CutRefused(
             CutReason.SENSITIVE_OUTSIDE_OWNER_SLOT,
             "an owner value stands in an item's key or label (a file name, a material parent?)",
@@ -161,7 +161,8 @@ def _check_grammar(cut: _Cut) -> list[ParsedText]:
     parsed = [
         parse_text(s.text, cut.grammar, cut.vocabulary, where=f"{s.section}[{s.key}]", candidate=False) for s in source
     ]
-    _check_no_owner_outside_text(cut.candidate, owner_matcher(parsed, cut.grammar, cut.vocabulary)[1])
+    strings = [text for item in cut.candidate.items for text in _item_strings(item)]
+    _check_no_owner_outside_text(strings, owner_matcher(parsed, cut.grammar, cut.vocabulary, also=strings)[1])
     return parsed
 
 
