@@ -7,10 +7,17 @@ contract (``tests/test_store_contract.py``), run against the real test server.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 import psycopg
+import pytest
 
-from lychd_core.digests import text_digest
+from lychd_core.assembly import ContextOrchestrator
+from lychd_core.blocks import Layer
+from lychd_core.config import default_config, parse_config
+from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.projection.materials import MaterialRef
 from lychd_core.stores.postgres.cache import VERSION, PostgresProjectionCache
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import CACHE_FACTS, CACHE_KEY, CACHE_OUTCOME
@@ -51,3 +58,38 @@ def test_a_schema_3_cache_is_served_read_only_and_migrated_by_a_writer(
         assert row is not None and row[0] == str(VERSION) == "4"
     finally:
         writer.close()
+
+
+def test_assembly_over_a_postgresql_cache_reads_exact_counts_on_the_second_run(
+    tmp_path: Path, lychd_postgresql: PostgresServer, lychd_pg_schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: `[tokens] counter = "o200k_base@1"` over a PostgreSQL projection cache."""
+    monkeypatch.setenv("LYCHD_TEST_DSN", lychd_postgresql.dsn())
+    data = default_config().model_dump(mode="python")
+    data["tokens"] = {"counter": "o200k_base@1"}
+    data["stores"]["projection_cache"] = {
+        "backend": "postgresql",
+        "dsn_env": "LYCHD_TEST_DSN",
+        "schema_name": lychd_pg_schema,
+    }
+    config = parse_config(data, "test")
+    files = {"a.py": "def alpha():\n    return 1\n" * 20, "b.md": "# Notes\n\nSome prose, words and more.\n" * 15}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    refs = [MaterialRef(path=name, digest=sha256_digest(text.encode())) for name, text in files.items()]
+
+    def run() -> tuple[Any, Any]:
+        with ContextOrchestrator(config, workspace=tmp_path) as orchestrator:
+            assembled = orchestrator.assemble(run_id="r", session_id="s", query="what does alpha return?", codex=refs)
+            return assembled, orchestrator.token_counter().stats()
+
+    cold, cold_stats = run()
+    warm, warm_stats = run()
+    codex = [block for block in warm.floor if block.layer is Layer.CODEX]
+    assert len(codex) == 2 and cold_stats.stored == 0
+    assert warm_stats.stored == 2  # both projected texts' counts came from PostgreSQL, none recounted
+    assert warm.prefix_digest == cold.prefix_digest
+    assert [n.token_estimate for n in warm.plan.graph.nodes] == [n.token_estimate for n in cold.plan.graph.nodes]
+    with psycopg.connect(lychd_postgresql.dsn()) as conn:
+        row = conn.execute(f"SELECT count(*) FROM {lychd_pg_schema}.token_counts").fetchone()
+    assert row is not None and row[0] >= 2
