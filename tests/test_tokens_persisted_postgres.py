@@ -14,14 +14,13 @@ import psycopg
 import pytest
 
 from lychd_core.assembly import ContextOrchestrator
-from lychd_core.blocks import Layer
 from lychd_core.config import default_config, parse_config
-from lychd_core.digests import sha256_digest, text_digest
-from lychd_core.projection.materials import MaterialRef
+from lychd_core.digests import text_digest
 from lychd_core.stores.postgres.cache import VERSION, PostgresProjectionCache
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import CACHE_FACTS, CACHE_KEY, CACHE_OUTCOME
 from tests.test_postgres_read_only_role import _reader
+from tests.test_tokens_persisted import codex_texts, estimates, refs, workspace
 
 KEY = os.urandom(32)
 DIGEST = text_digest("hello\nworld")
@@ -73,23 +72,19 @@ def test_assembly_over_a_postgresql_cache_reads_exact_counts_on_the_second_run(
         "schema_name": lychd_pg_schema,
     }
     config = parse_config(data, "test")
-    files = {"a.py": "def alpha():\n    return 1\n" * 20, "b.md": "# Notes\n\nSome prose, words and more.\n" * 15}
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    refs = [MaterialRef(path=name, digest=sha256_digest(text.encode())) for name, text in files.items()]
+    root = workspace(tmp_path)
 
     def run() -> tuple[Any, Any]:
-        with ContextOrchestrator(config, workspace=tmp_path) as orchestrator:
-            assembled = orchestrator.assemble(run_id="r", session_id="s", query="what does alpha return?", codex=refs)
+        with ContextOrchestrator(config, workspace=root) as orchestrator:
+            assembled = orchestrator.assemble(run_id="r", session_id="s", query="what does alpha return?", codex=refs())
             return assembled, orchestrator.token_counter().stats()
 
     cold, cold_stats = run()
     warm, warm_stats = run()
-    codex = [block for block in warm.floor if block.layer is Layer.CODEX]
-    assert len(codex) == 2 and cold_stats.stored == 0
+    assert len(codex_texts(warm)) == 2 and cold_stats.stored == 0
     assert warm_stats.stored == 2  # both projected texts' counts came from PostgreSQL, none recounted
     assert warm.prefix_digest == cold.prefix_digest
-    assert [n.token_estimate for n in warm.plan.graph.nodes] == [n.token_estimate for n in cold.plan.graph.nodes]
+    assert estimates(warm) == estimates(cold)
     with psycopg.connect(lychd_postgresql.dsn()) as conn:
         row = conn.execute(f"SELECT count(*) FROM {lychd_pg_schema}.token_counts").fetchone()
     assert row is not None and row[0] >= 2
