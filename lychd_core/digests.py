@@ -205,7 +205,7 @@ class StreamedArray:
         self.items = items
 
 
-_STREAM_BATCH = 4096
+STREAM_BATCH = 4096
 """Items encoded per orjson call: large enough that the per-call cost vanishes, small enough
 that a batch's bytes stay a few hundred kilobytes."""
 
@@ -214,7 +214,7 @@ def _array_chunks(items: Iterable[object]) -> Iterator[bytes]:
     yield b"["
     iterator = iter(items)
     separator = b""
-    while batch := list(islice(iterator, _STREAM_BATCH)):
+    while batch := list(islice(iterator, STREAM_BATCH)):
         yield separator + built_json_bytes(batch)[1:-1]  # a non-empty batch's items without its brackets
         separator = b","
     yield b"]"
