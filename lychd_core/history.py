@@ -254,7 +254,7 @@ class MessageGroup:
     chars: int = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "chars", sum(len(text) for text in self.texts))
+        object.__setattr__(self, "chars", sum(map(len, self.texts)))
 
 
 def iter_groups_newest_first(
