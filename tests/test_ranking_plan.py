@@ -171,12 +171,3 @@ def test_the_rank_discount_is_squared() -> None:
     # upgrade 8,000 x 70% / 900 = 6.2: the upgrade first
     plan = plan_views([[1_000, 100], [1_000, 100]], [8_000, 8_000], 1_000, [["full", "names"]] * 2)
     assert plan.chosen == [0, None]
-
-
-def test_signatures_of_two_files_outbid_a_second_full_outline() -> None:
-    # signatures list every definition in a third of the characters, so they are worth 70% of a
-    # file: with room for two outlines and a name, or one outline and two files' signatures,
-    # the second and third files both get their definitions (at 40% the second got its outline
-    # and the third only its names)
-    sizes = [[4_000, 1_300, 150]] * 3
-    assert plan_views(sizes, [10_000] * 3, 8_500).chosen == [0, 1, 1]

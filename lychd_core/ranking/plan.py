@@ -7,8 +7,7 @@ view per file by what each character buys:
 - a file's *value* is its score discounted by the square of its rank (``score / rank²``:
   how likely a file is what the question is about falls off faster than its rank
   grows), and a view is worth a share of it: the full projection 100%, a verbatim file's structure outline
-  80%, ``signatures`` 70% (every definition with its parameters, about a third of the
-  characters), ``names`` 30% (another profile's view 40%);
+  80%, ``signatures`` 40%, ``names`` 30% (another profile's view 40%);
 - starting from nothing, the plan repeatedly takes the move (a file to a finer view)
   that adds the most value per added character and still fits, until none does. So a
   top-ranked file goes to its full view as soon as that is the best use of the room,
@@ -36,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-VIEW_WEIGHTS = {"full": 100, "outline": 80, "signatures": 70, "names": 30}
+VIEW_WEIGHTS = {"full": 100, "outline": 80, "signatures": 40, "names": 30}
 """Percent of a file's value each view is worth (measured on the relevance benchmark: see docs/ranking.md)."""
 OTHER_VIEW = 40
 """The worth of a coarser view this table does not name (a third-party profile's)."""
