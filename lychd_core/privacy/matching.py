@@ -19,8 +19,8 @@ values (the needles here) are at most 100 characters by the slot grammar."""
 WINDOW_CHARS = 1 << 16
 """Characters of a text handed to the automaton at once: pyahocorasick copies each text it
 searches to 4 bytes a character, so a 10 MB candidate in one pass allocated 40 MB, too large
-for the allocator to keep, and page-faulted it in on every cut (a quarter of the censor's
-memory traffic); a window's copy is 256 KB and reused."""
+for the allocator to keep, and page-faulted it in on every cut (over half the censor's
+page faults); a window's copy is 256 KB and reused."""
 
 
 class SubstringSet:
