@@ -220,7 +220,7 @@ def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Pa
     assert cache.read_run("k", lambda reader, tag: tag) is None
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == cache_file.SCHEMA_VERSION == 5
     assert columns == ["run_key", "written", "entry_digest", "record"]
 
 

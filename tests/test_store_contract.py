@@ -86,6 +86,16 @@ class TestSqliteProjectionCache(ProjectionCacheStoreContract):
         with sqlite3.connect(cache.path) as conn:
             conn.execute("UPDATE token_counts SET count = ?", (count,))
 
+    def rewrite_count_records(self, cache: ProjectionCacheStore, counts: bytes) -> None:
+        assert isinstance(cache, ProjectionCache)
+        with sqlite3.connect(cache.path) as conn:
+            conn.execute("UPDATE count_records SET counts = ?", (counts,))
+
+    def fail_deletes_from(self, cache: ProjectionCacheStore, table: str) -> None:
+        assert isinstance(cache, ProjectionCache)
+        with sqlite3.connect(cache.path) as conn:
+            conn.execute(f"CREATE TRIGGER fail_{table} BEFORE DELETE ON {table} BEGIN SELECT RAISE(ABORT, 'no'); END")
+
 
 class TestPostgresProjectionCache(ProjectionCacheStoreContract):
     @pytest.fixture
@@ -112,6 +122,18 @@ class TestPostgresProjectionCache(ProjectionCacheStoreContract):
     def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
         with psycopg.connect(self.dsn) as conn:
             conn.execute(f"UPDATE {self.schema}.token_counts SET count = %s", (count,))
+
+    def rewrite_count_records(self, cache: ProjectionCacheStore, counts: bytes) -> None:
+        with psycopg.connect(self.dsn) as conn:
+            conn.execute(f"UPDATE {self.schema}.count_records SET counts = %s", (counts,))
+
+    def fail_deletes_from(self, cache: ProjectionCacheStore, table: str) -> None:
+        _sql(
+            self.dsn,
+            f"CREATE FUNCTION {self.schema}.fail() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'no'; END $$",
+            f"CREATE TRIGGER fail BEFORE DELETE ON {self.schema}.{table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {self.schema}.fail()",
+        )
 
 
 def _sql(dsn: str, *statements: str) -> None:
@@ -194,5 +216,5 @@ def test_a_version_2_postgresql_cache_gains_file_records_and_keeps_its_entries(
     assert reopened.files("host:/w", ["a.py"]) == {"a.py": record}
     with psycopg.connect(dsn) as conn:
         assert conn.execute(f"SELECT value FROM {schema}.cache_meta WHERE key = 'version'").fetchone() == (
-            "4",
-        )  # 2 -> 3 -> 4
+            "5",
+        )  # 2 -> 3 -> 4 -> 5

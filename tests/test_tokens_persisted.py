@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -118,15 +119,48 @@ def test_another_counter_revision_never_reuses_a_count(tmp_path: Path) -> None:
     assert codex_texts(assembled) <= set(calls) and counter.stats().stored == 0
 
 
+def test_a_warm_run_is_served_from_one_count_record(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    run(root)
+    with sqlite3.connect(cache_of(root)) as conn:
+        conn.execute("DELETE FROM token_counts")  # the record alone serves a warm run
+        assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 1
+    calls, warm, counter = run(root)
+    assert not codex_texts(warm) & set(calls) and counter.stats().stored == 2
+
+
+def _forge_records(path: Path, count: int) -> None:
+    """Every count in every record set to ``count``, its MAC left as it was (all one can do without the key)."""
+    with sqlite3.connect(path) as conn:
+        for rowid, payload in conn.execute("SELECT rowid, counts FROM count_records").fetchall():
+            forged = [count for _ in orjson.loads(payload)]
+            conn.execute("UPDATE count_records SET counts = ? WHERE rowid = ?", (orjson.dumps(forged), rowid))
+
+
+def test_a_tampered_record_is_a_miss_and_the_rows_serve(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    _, cold, _ = run(root)
+    _forge_records(cache_of(root), 1)
+    calls, warm, counter = run(root)
+    assert not codex_texts(warm) & set(calls) and counter.stats().stored == 2  # from the rows, never the record
+    assert estimates(warm) == estimates(cold)
+    with sqlite3.connect(cache_of(root)) as conn:  # the record was written again, and now verifies
+        (counter_id, key), *others = conn.execute("SELECT counter, set_digest FROM count_records").fetchall()
+    assert not others and counter_id == counter.identity
+    found = ProjectionCache(cache_of(root)).count_record(counter.identity, key)
+    assert found is not None and sorted(found) == sorted(counter.known(text) for text in codex_texts(warm))
+
+
 def test_a_tampered_count_is_refused_and_counted_again(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     _, cold, _ = run(root)
+    _forge_records(cache_of(root), 1)
     with sqlite3.connect(cache_of(root)) as conn:
         assert conn.execute("UPDATE token_counts SET count = 1").rowcount == 2
     calls, warm, counter = run(root)
-    assert codex_texts(warm) <= set(calls) and counter.stats().stored == 0  # both rows failed their MAC
+    assert codex_texts(warm) <= set(calls) and counter.stats().stored == 0  # the record and both rows failed
     assert estimates(warm) == estimates(cold)
-    calls, _, counter = run(root)  # the recount repaired the rows
+    calls, _, counter = run(root)  # the recount repaired the rows and the record
     assert not codex_texts(warm) & set(calls) and counter.stats().stored == 2
 
 
@@ -135,12 +169,14 @@ def test_a_read_only_cache_serves_counts_and_stores_none(tmp_path: Path, monkeyp
     run(root)
     path = cache_of(root)
     with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM count_records")
         conn.execute("DELETE FROM token_counts WHERE text_digest = (SELECT min(text_digest) FROM token_counts)")
     monkeypatch.setattr(cache_file, "writable", lambda _: False)  # as a user who may not write it (see read_only)
     _, _, counter = run(root)
     assert counter.stats().stored == 1  # the one row left is served; the other text is counted, not stored
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 0
 
 
 def test_a_cache_made_before_counts_were_kept_stays_warm_and_gains_the_table(tmp_path: Path) -> None:
@@ -148,10 +184,39 @@ def test_a_cache_made_before_counts_were_kept_stays_warm_and_gains_the_table(tmp
     run(root)
     with sqlite3.connect(cache_of(root)) as conn:
         conn.execute("DROP TABLE token_counts")
+        conn.execute("DROP TABLE count_records")
     calls, assembled, counter = run(root)  # entries still served; counts missed, counted and stored
     assert codex_texts(assembled) <= set(calls) and counter.stats().stored == 0
     _, _, counter = run(root)
     assert counter.stats().stored == 2
+
+
+def _as_schema_4(path: Path) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE count_records")
+        for table in cache_file.STAMPED:
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN written")
+        conn.execute("PRAGMA user_version = 4")
+
+
+def test_a_schema_4_cache_is_migrated_in_place_and_served_read_only_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = workspace(tmp_path)
+    run(root)
+    _as_schema_4(cache_of(root))
+    with monkeypatch.context() as patch:
+        patch.setattr(cache_file, "writable", lambda _: False)
+        calls, assembled, counter = run(root)  # read-only: entries and rows served, nothing written
+        assert not codex_texts(assembled) & set(calls) and counter.stats().stored == 2
+    with sqlite3.connect(cache_of(root)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+    calls, assembled, counter = run(root)  # a writer migrates it: rows kept warm, a record written
+    assert not codex_texts(assembled) & set(calls) and counter.stats().stored == 2
+    with sqlite3.connect(cache_of(root)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == cache_file.SCHEMA_VERSION == 5
+        assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 1
+        assert conn.execute("SELECT min(written) FROM projections").fetchone()[0] == 0  # kept, not rewritten
 
 
 def test_calibrated_and_reference_counts_are_not_stored(tmp_path: Path) -> None:
@@ -177,3 +242,33 @@ def test_a_count_row_reads_back_only_as_written(text: str, count: int, other: in
         assert decode_counts(secret, "c@1 t o", [(row[0], other, row[3])]) == {}
     assert decode_counts(secret, "c@2 t o", [(row[0], row[2], row[3])]) == {}
     assert decode_counts(b"j" * 32, "c@1 t o", [(row[0], row[2], row[3])]) == {}
+
+
+class Fixed:
+    """A counter computed from the text alone (UTF-8 bytes // 3 + 1)."""
+
+    @staticmethod
+    def raw(text: str) -> int:
+        return len(text.encode("utf-8", "surrogatepass")) // 3 + 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=st.lists(st.text(min_size=1, max_size=80), min_size=1, max_size=12))
+def test_counts_served_from_a_record_equal_counts_computed_fresh(tmp_path_factory: Any, texts: list[str]) -> None:
+    from lychd_core.blocks import Block
+    from lychd_core.tokens import BoundCounter
+
+    path = tmp_path_factory.mktemp("records") / "p.sqlite3"
+    blocks = [Block(layer=Layer.CODEX, key=f"codex:{n}", text=text) for n, text in enumerate(texts)]
+
+    def fresh() -> BoundCounter:
+        return BoundCounter("fixed@1", TokenCountKind.ESTIMATE, "bytes/3", Fixed.raw, identity="fixed@1 t o")
+
+    cache = ProjectionCache(path, key=b"k" * 32)
+    assert not attach_counts(cache, fresh(), blocks).from_record  # cold: counted, rows and a record stored
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM token_counts")  # only the record can serve now
+    counter = fresh()
+    done = attach_counts(ProjectionCache(path, key=b"k" * 32), counter, blocks)
+    assert done.from_record and done.read == len(set(texts))
+    assert all(counter.known(text) == Fixed.raw(text) for text in texts)

@@ -36,6 +36,7 @@ COMMANDS: dict[str, CommandInfo] = {
     "cut": CommandInfo("lychd_core.cli.cut_cmd", "prepare or verify an irreversible Privacy Cut of a report"),
     "vault": CommandInfo("lychd_core.cli.vault_cmd", "inspect, purge and rehydrate through the pseudonym-map vault"),
     "rank": CommandInfo("lychd_core.cli.rank_cmd", "rank material for a query with the configured ranking profiles"),
+    "cache": CommandInfo("lychd_core.cli.cache_cmd", "prune the projection cache by a declared age"),
 }
 
 

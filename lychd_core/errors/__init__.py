@@ -112,6 +112,7 @@ if TYPE_CHECKING:
     from lychd_core.errors.privacy import UnknownContributorError as UnknownContributorError
     from lychd_core.errors.privacy import UnknownTargetError as UnknownTargetError
     from lychd_core.errors.privacy import VocabularyError as VocabularyError
+    from lychd_core.errors.projection import CachePruneInputError as CachePruneInputError
     from lychd_core.errors.projection import DigestMismatchError as DigestMismatchError
     from lychd_core.errors.projection import MaterialNotFoundError as MaterialNotFoundError
     from lychd_core.errors.projection import MaterialPermissionError as MaterialPermissionError
@@ -119,6 +120,7 @@ if TYPE_CHECKING:
     from lychd_core.errors.projection import MaterialScopeError as MaterialScopeError
     from lychd_core.errors.projection import MaterialTooLargeError as MaterialTooLargeError
     from lychd_core.errors.projection import ProfileMismatchError as ProfileMismatchError
+    from lychd_core.errors.projection import ReadOnlyCacheError as ReadOnlyCacheError
     from lychd_core.errors.projection import RequiredMaterialUnavailable as RequiredMaterialUnavailable
     from lychd_core.errors.projection import SpecialFileError as SpecialFileError
     from lychd_core.errors.ranking import InvalidScoreError as InvalidScoreError
@@ -164,7 +166,8 @@ _EXPORTS = {
     ),
     "lychd_core.errors.projection": (
         "MaterialScopeError MaterialRefError MaterialNotFoundError SpecialFileError MaterialPermissionError "
-        "MaterialTooLargeError DigestMismatchError ProfileMismatchError RequiredMaterialUnavailable"
+        "MaterialTooLargeError DigestMismatchError ProfileMismatchError RequiredMaterialUnavailable ReadOnlyCacheError "
+        "CachePruneInputError"
     ),
     "lychd_core.errors.compression": (
         "ProposalError MalformedProposalError PolicyMismatchError SelfSourceCycleError ExistingOutputIdError "

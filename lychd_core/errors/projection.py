@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lychd_core.errors.base import MaterialError, ProjectionUnavailable
+from lychd_core.errors.base import LychdError, MaterialError, ProjectionCacheError, ProjectionUnavailable
 
 
 class MaterialScopeError(MaterialError):
@@ -45,3 +45,11 @@ class RequiredMaterialUnavailable(ProjectionUnavailable):
         self.source = source
         self.profile = profile
         self.reason = reason
+
+
+class ReadOnlyCacheError(ProjectionCacheError, PermissionError):
+    """The projection cache may not be written by this user or role: ``lychd cache prune`` deletes nothing."""
+
+
+class CachePruneInputError(LychdError, ValueError):
+    """``lychd cache prune`` was given an unusable policy (``--older-than`` not a duration such as ``30d``)."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from lychd_core.families import Projected
     from lychd_core.projection.cache_entries import CacheKey
+    from lychd_core.projection.cache_prune import PruneReport
     from lychd_core.projection.fingerprints import FileRecord
     from lychd_core.projection.media import MediaDecision
 
@@ -60,6 +61,20 @@ class ProjectionCacheStore(Protocol):
 
     def remember_token_counts(self, counter: str, counts: Sequence[tuple[str, int]]) -> None:
         """Store ``(text digest, count)`` pairs by ``counter``; a read-only cache stores nothing."""
+        ...
+
+    def count_record(self, counter: str, set_key: str) -> list[int] | None:
+        """Every count by ``counter`` of the texts whose ordered digests make ``set_key``
+        (``cache_counts.set_digest``), in that order, checked under one MAC; None when missing or failing it."""
+        ...
+
+    def remember_count_record(self, counter: str, set_key: str, counts: Sequence[int]) -> None:
+        """Store the counts of the texts whose ordered digests make ``set_key``; a read-only cache stores nothing."""
+        ...
+
+    def prune(self, cutoff_ns: int, *, dry_run: bool = False) -> PruneReport:
+        """Remove every row written before ``cutoff_ns`` (``cache_prune``), in one transaction; with
+        ``dry_run`` only count them. A read-only cache raises ``ReadOnlyCacheError`` and deletes nothing."""
         ...
 
     def count(self) -> int: ...

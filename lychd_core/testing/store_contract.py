@@ -14,9 +14,11 @@ Test names are public API: they only ever gain tests, never change meaning.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 
 from lychd_core.digests import sha256_digest, text_digest
@@ -24,6 +26,7 @@ from lychd_core.errors import (
     CorruptStoreError,
     ForgottenMemoryError,
     MemoryStoreError,
+    ProjectionCacheError,
     RevisionConflictError,
     RevisionRegressionError,
     StoreClosedError,
@@ -35,6 +38,7 @@ from lychd_core.families import Projected
 from lychd_core.memory import ClaimType, MemoryIndex, MemoryQuery, MemoryRecord, MemoryScope, Tombstone, forget
 from lychd_core.memory.lifecycle import expire, review
 from lychd_core.memory.protocol import MemoryStore
+from lychd_core.projection.cache_counts import KEEP_COUNT_RECORDS, set_digest
 from lychd_core.projection.cache_entries import CacheKey
 from lychd_core.projection.cache_protocol import ProjectionCacheStore
 from lychd_core.projection.fingerprints import FileRecord
@@ -42,6 +46,13 @@ from lychd_core.projection.media import detect_media_type
 from lychd_core.vocabulary import Provenance
 
 Opener = Callable[[bool], MemoryStore]
+
+
+def _strictly_after(instant_ns: int) -> int:
+    """A cutoff the clock has passed: rows written before the call are older, rows written after are not."""
+    while time.time_ns() <= instant_ns:  # a coarse clock may return the same reading twice
+        pass
+    return time.time_ns()
 
 
 def contract_record(memory_id: str = "m1", **fields: Any) -> MemoryRecord:
@@ -227,24 +238,75 @@ class ProjectionCacheStoreContract:
     def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
         pytest.skip("override rewrite_counts: set every token_counts row's count behind the cache's back")
 
+    def rewrite_count_records(self, cache: ProjectionCacheStore, counts: bytes) -> None:
+        raise NotImplementedError("override rewrite_count_records: set every count record's counts behind its back")
+
+    def fail_deletes_from(self, cache: ProjectionCacheStore, table: str) -> None:
+        raise NotImplementedError("override fail_deletes_from: make every DELETE from ``table`` raise (a trigger)")
+
     def test_implements_the_protocol(self, cache: ProjectionCacheStore) -> None:
         assert isinstance(cache, ProjectionCacheStore)
 
-    def test_token_counts_are_kept_per_counter_and_verified(
+    def _fill(self, cache: ProjectionCacheStore, n: int) -> CacheKey:
+        key = CacheKey(sha256_digest(f"src{n}".encode()), "verbatim", 1, CACHE_KEY.options_digest, "v")
+        cache.put(key, CACHE_OUTCOME, CACHE_FACTS)
+        cache.remember_token_counts("c@1 t o", [(text_digest(f"text {n}"), n)])
+        cache.remember_count_record("c@1 t o", set_digest([text_digest(f"text {n}")]), [n])
+        cache.remember_media([(key.source_digest, "a.py", None, detect_media_type("a.py", b"x = 1\n"))])
+        return key
+
+    def test_prune_removes_exactly_the_rows_stored_before_the_cutoff(self, cache: ProjectionCacheStore) -> None:
+        old = self._fill(cache, 0)
+        cutoff = _strictly_after(time.time_ns())
+        new = self._fill(cache, 1)
+        dry = cache.prune(cutoff, dry_run=True)
+        assert dry.dry_run and dry.removed == 4 and cache.get(old) is not None  # counted, nothing removed
+        assert (dry.tables["projections"].removed, dry.tables["projections"].kept) == (1, 1)
+        done = cache.prune(cutoff)
+        assert done.tables == dry.tables and not done.dry_run
+        assert cache.get(old) is None and cache.get(new) is not None and cache.count() == 1
+        digests = [text_digest("text 0"), text_digest("text 1")]
+        assert cache.token_counts("c@1 t o", digests) == {digests[1]: 1}
+        assert cache.count_record("c@1 t o", set_digest(digests[:1])) is None
+        assert cache.count_record("c@1 t o", set_digest(digests[1:])) == [1]
+        assert cache.media(old.source_digest, "a.py", None) is None
+        assert cache.prune(cutoff).removed == 0  # idempotent
+        assert cache.prune(_strictly_after(time.time_ns())).removed == 4 and cache.count() == 0
+
+    def test_a_prune_that_fails_part_way_removes_nothing(self, cache: ProjectionCacheStore) -> None:
+        key = self._fill(cache, 0)
+        self.fail_deletes_from(cache, "count_records")  # after projections, media and counts were deleted
+        with pytest.raises(ProjectionCacheError, match="prune"):
+            cache.prune(_strictly_after(time.time_ns()))
+        assert cache.get(key) is not None and cache.count() == 1
+        assert cache.token_counts("c@1 t o", [text_digest("text 0")]) == {text_digest("text 0"): 0}
+
+    def test_count_records_are_kept_per_counter_and_list_and_verified(
         self, cache: ProjectionCacheStore, other_key_cache: ProjectionCacheStore
     ) -> None:
-        digests = [text_digest(f"text {n}") for n in range(3)]
-        assert cache.token_counts("c@1 t o", digests) == {} and cache.token_counts("c@1 t o", []) == {}
-        cache.remember_token_counts("c@1 t o", [(digests[0], 7), (digests[1], 0)])
-        cache.remember_token_counts("c@1 t o", [(digests[0], 7)])  # replacing is idempotent
-        assert cache.token_counts("c@1 t o", digests) == {digests[0]: 7, digests[1]: 0}
-        assert cache.token_counts("c@2 t o", digests) == {}  # another revision never reuses a count
-        assert cache.token_counts("c@1 t other", digests) == {}  # nor other options
-        assert other_key_cache.token_counts("c@1 t o", digests) == {}
-        self.rewrite_counts(cache, 1)
-        assert cache.token_counts("c@1 t o", digests) == {}  # an edited count fails its MAC: a miss
-        cache.remember_token_counts("c@1 t o", [(digests[0], 7)])  # counted again, the row is repaired
-        assert cache.token_counts("c@1 t o", digests) == {digests[0]: 7}
+        digests, counts = [text_digest(f"text {n}") for n in range(3)], [0, 7, 2]
+        key = set_digest(digests)
+        assert cache.count_record("c@1 t o", key) is None
+        cache.remember_count_record("c@1 t o", key, counts)
+        cache.remember_count_record("c@1 t o", key, counts)  # replacing is idempotent
+        assert cache.count_record("c@1 t o", key) == counts
+        assert cache.count_record("c@2 t o", key) is None  # another revision never reuses a record
+        assert cache.count_record("c@1 t o", set_digest(digests[:2])) is None  # nor another list of texts
+        assert cache.count_record("c@1 t o", set_digest(digests[::-1])) is None  # nor the same in another order
+        assert other_key_cache.count_record("c@1 t o", key) is None
+        self.rewrite_count_records(cache, orjson.dumps([1, 1, 1]))
+        assert cache.count_record("c@1 t o", key) is None  # edited counts fail the record's MAC: a miss
+        self.rewrite_count_records(cache, b"not json")
+        assert cache.count_record("c@1 t o", key) is None
+        cache.remember_count_record("c@1 t o", key, counts)  # counted again, the record is repaired
+        assert cache.count_record("c@1 t o", key) == counts
+
+    def test_only_the_newest_count_records_are_kept(self, cache: ProjectionCacheStore) -> None:
+        keys = [set_digest([text_digest(f"list {n}")]) for n in range(KEEP_COUNT_RECORDS + 2)]
+        for n, key in enumerate(keys):
+            cache.remember_count_record("c@1 t o", key, [n])
+        kept = [n for n, key in enumerate(keys) if cache.count_record("c@1 t o", key) == [n]]
+        assert kept == list(range(2, KEEP_COUNT_RECORDS + 2))
 
     def test_round_trip(self, cache: ProjectionCacheStore) -> None:
         assert cache.get(CACHE_KEY) is None

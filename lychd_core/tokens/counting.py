@@ -8,7 +8,7 @@ integer >= 0, becomes a typed :class:`TokenCountError` naming the counter.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from lychd_core.errors import TokenCountError
@@ -75,6 +75,14 @@ class BoundCounter:
         """Whether ``text``'s count is remembered (counting it would cost a look-up)."""
         return text in self._cache
 
+    def knows_any(self) -> bool:
+        """Whether any count is remembered (a fresh counter knows none: nothing to filter out)."""
+        return bool(self._cache)
+
+    def known(self, text: str) -> int | None:
+        """The remembered count of ``text``, or None; never counts, and is no hit or miss."""
+        return self._cache.get(text)
+
     def enter(self, text: str, value: int) -> None:
         """Remember a count read back from the projection cache (verified there) as if counted."""
         if type(value) is not int or value < 0:
@@ -82,6 +90,22 @@ class BoundCounter:
         if 0 < len(text) <= self.cache_chars:
             self._stored += 1
             self._remember(text, value)
+
+    def enter_many(self, counts: Iterable[tuple[str, int]]) -> None:
+        """:meth:`enter` of many ``(text, count)`` pairs under one lock (a warm run enters hundreds at once)."""
+        limit = self.cache_chars
+        kept = {text: value for text, value in counts if 0 < len(text) <= limit}
+        for value in kept.values():
+            if type(value) is not int or value < 0:
+                raise TokenCountError(
+                    f"a stored count of token counter {self.pin} must be an integer >= 0, got {value!r}"
+                )
+        with self._lock:
+            self._stored += len(kept)
+            new = {text: value for text, value in kept.items() if text not in self._cache} if self._cache else kept
+            self._cache.update(new)
+            self._cached_chars += sum(map(len, new))
+            self._forget_oldest()
 
     def _checked(self, text: str) -> int:
         try:
@@ -104,10 +128,14 @@ class BoundCounter:
                 return
             self._cache[text] = value
             self._cached_chars += len(text)
-            while self._cached_chars > self.cache_chars:  # forget the oldest first
-                oldest = next(iter(self._cache))
-                self._cached_chars -= len(oldest)
-                del self._cache[oldest]
+            self._forget_oldest()
+
+    def _forget_oldest(self) -> None:
+        """Down to ``cache_chars`` characters, oldest forgotten first (under the lock)."""
+        while self._cached_chars > self.cache_chars:
+            oldest = next(iter(self._cache))
+            self._cached_chars -= len(oldest)
+            del self._cache[oldest]
 
 
 def reference_counter(chars_per_token: int) -> BoundCounter:

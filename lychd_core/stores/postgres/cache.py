@@ -8,6 +8,7 @@ so a row edited in the database reads as a miss and is re-projected, never serve
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,15 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from lychd_core.errors import LychdError, ProjectionCacheError
+from lychd_core.errors import LychdError, ProjectionCacheError, ReadOnlyCacheError
 from lychd_core.families import Projected
-from lychd_core.projection.cache_counts import count_row, decode_counts
+from lychd_core.projection.cache_counts import (
+    KEEP_COUNT_RECORDS,
+    count_row,
+    decode_counts,
+    decode_record,
+    encode_record,
+)
 from lychd_core.projection.cache_entries import (
     CacheKey,
     decode_entries,
@@ -28,57 +35,29 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
+from lychd_core.projection.cache_prune import PRUNED_TABLES, PruneReport, TableCount
 from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
 from lychd_core.state.keys import load_or_create_key
+from lychd_core.stores.postgres.cache_schema import (
+    COUNTS_FROM,
+    CREATE,
+    RECORDS_FROM,
+    VERSION,
+    check_meta,
+    may_delete,
+    may_write,
+    migrate,
+)
 from lychd_core.stores.postgres.database import Database, lock_space
 
-FORMAT = "lychd-projection-cache"
+__all__ = ["VERSION", "PostgresProjectionCache"]
+
 BATCH = 1000  # values per batched SELECT
-VERSION = 4  # 3: file records (stat fingerprints); 4: token counts (cache_counts.py)
-COUNTS_FROM = 4  # the first version with the token_counts table
-
-_FILE_RECORDS = """CREATE TABLE IF NOT EXISTS file_records (
-        scope text NOT NULL, path text NOT NULL, record text NOT NULL, entry_mac text NOT NULL,
-        PRIMARY KEY (scope, path)
-    )"""
-
-_TOKEN_COUNTS = """CREATE TABLE IF NOT EXISTS token_counts (
-        text_digest text NOT NULL, counter text NOT NULL, count bigint NOT NULL, entry_mac text NOT NULL,
-        PRIMARY KEY (text_digest, counter)
-    )"""
-
-_CREATE = (
-    "CREATE TABLE cache_meta (key text PRIMARY KEY, value text NOT NULL)",
-    f"INSERT INTO cache_meta (key, value) VALUES ('format', '{FORMAT}'), ('version', '{VERSION}')",
-    """CREATE TABLE projections (
-        source_digest text NOT NULL, profile text NOT NULL, revision bigint NOT NULL,
-        options_digest text NOT NULL, parser_version text NOT NULL,
-        payload text NOT NULL, facts text NOT NULL, entry_mac text NOT NULL,
-        PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
-    )""",
-    """CREATE TABLE media_decisions (
-        source_digest text NOT NULL, file_name text NOT NULL, pinned text NOT NULL, detector text NOT NULL,
-        decision text NOT NULL, entry_mac text NOT NULL,
-        PRIMARY KEY (source_digest, file_name, pinned, detector)
-    )""",
-    _FILE_RECORDS,
-    _TOKEN_COUNTS,
-)
 
 
 def _cache_error(message: str, connection_lost: bool) -> LychdError:
     return ProjectionCacheError(message)
-
-
-def _may_write(conn: psycopg.Connection[Any]) -> bool:
-    """Whether this role may insert and update every cache table (a SELECT-only role may not)."""
-    row = conn.execute(
-        "SELECT bool_and(has_table_privilege(t, 'INSERT') AND has_table_privilege(t, 'UPDATE')) "
-        "FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL",
-        (["projections", "media_decisions", "file_records", "token_counts"],),
-    ).fetchone()
-    return bool(row and row[0])
 
 
 class PostgresProjectionCache:
@@ -91,7 +70,8 @@ class PostgresProjectionCache:
         self._ready = False
         self._lock = threading.Lock()
         self._detector_ids: dict[str, str] = {}
-        self._has_counts = True
+        self.version = VERSION
+        """The cache schema as opened: older only for a read-only role (what it lacks reads as misses)."""
         self.read_only = False
         """True once opened by a role that may not write the cache: hits are served, nothing is stored."""
 
@@ -132,30 +112,23 @@ class PostgresProjectionCache:
                 raise ProjectionCacheError(
                     f"{where} holds a projections table but no lychd cache_meta; left untouched. Name another schema"
                 )
-            for statement in _CREATE:
+            for statement in CREATE:
                 conn.execute(statement)
+            self.version = VERSION
             return
-        rows = dict(conn.execute("SELECT key, value FROM cache_meta").fetchall())
-        if rows.get("format") != FORMAT:
-            raise ProjectionCacheError(f"{where}: cache_meta names format {rows.get('format')!r}; left untouched")
-        if int(rows.get("version", "0")) > VERSION:
-            raise ProjectionCacheError(
-                f"{where} was written by a newer lychd (cache schema {rows['version']}, this one reads {VERSION})"
-            )
-        self.read_only = not _may_write(conn)
-        version = int(rows.get("version", "0"))
-        if version < VERSION:  # 2 -> 3 and 3 -> 4 each add a table; entries stay valid
-            if self.read_only and version >= COUNTS_FROM - 1:  # served as it is: counts miss, none stored
-                self._has_counts = False
+        version = check_meta(dict(conn.execute("SELECT key, value FROM cache_meta").fetchall()), where)
+        self.read_only = not may_write(conn)
+        self.version = version
+        if version < VERSION:
+            if self.read_only and version >= COUNTS_FROM - 1:  # served as it is: what it lacks misses, none stored
                 return
             if self.read_only:
                 raise ProjectionCacheError(
-                    f"{where} has cache schema {rows.get('version')} and this role may not migrate it to {VERSION}; "
+                    f"{where} has cache schema {version} and this role may not migrate it to {VERSION}; "
                     "open it once as a role that may write it"
                 )
-            conn.execute(_FILE_RECORDS)
-            conn.execute(_TOKEN_COUNTS)
-            conn.execute("UPDATE cache_meta SET value = %s WHERE key = 'version'", (str(VERSION),))
+            migrate(conn, version)
+            self.version = VERSION
 
     def close(self) -> None:
         self._db.close()
@@ -218,10 +191,11 @@ class PostgresProjectionCache:
         return decode_file_records(self.secret, scope, rows) if rows else {}  # no rows: the key is not needed
 
     def remember_files(self, scope: str, records: Sequence[FileRecord]) -> None:
-        rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
+        now = time.time_ns()
+        rows = [(scope, record.path, *record.encode(self.secret, scope), now) for record in records]
         self._write(
-            "INSERT INTO file_records VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (scope, path) DO UPDATE SET record = EXCLUDED.record, entry_mac = EXCLUDED.entry_mac",
+            "INSERT INTO file_records VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, path) "
+            "DO UPDATE SET record = EXCLUDED.record, entry_mac = EXCLUDED.entry_mac, written = EXCLUDED.written",
             rows,
         )
 
@@ -238,17 +212,47 @@ class PostgresProjectionCache:
     def remember_token_counts(self, counter: str, counts: Sequence[tuple[str, int]]) -> None:
         if not counts or not self._counts_kept():
             return
-        rows = [count_row(self.secret, counter, digest, count) for digest, count in counts]
+        now = time.time_ns()
+        rows = [(*count_row(self.secret, counter, digest, count), now) for digest, count in counts]
         self._write(
-            "INSERT INTO token_counts VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (text_digest, counter) DO UPDATE SET count = EXCLUDED.count, entry_mac = EXCLUDED.entry_mac",
+            "INSERT INTO token_counts VALUES (%s, %s, %s, %s, %s) ON CONFLICT (text_digest, counter) "
+            "DO UPDATE SET count = EXCLUDED.count, entry_mac = EXCLUDED.entry_mac, written = EXCLUDED.written",
             rows,
         )
 
-    def _counts_kept(self) -> bool:
-        """False for a read-only role on a cache of schema 3 (no token_counts table yet)."""
+    def _counts_kept(self, since: int = COUNTS_FROM) -> bool:
+        """False for a read-only role on a cache older than ``since`` (the table is not there yet)."""
         self._database()
-        return self._has_counts
+        return self.version >= since
+
+    def count_record(self, counter: str, set_key: str) -> list[int] | None:
+        """The verified counts by ``counter`` of the texts whose ordered digests make ``set_key``, or None."""
+        if not self._counts_kept(RECORDS_FROM):
+            return None
+        row = self._fetch(
+            "SELECT entry_mac, counts FROM count_records WHERE counter = %s AND set_digest = %s", [counter, set_key]
+        )
+        return None if row is None else decode_record(self.secret, counter, set_key, row[1], row[0])
+
+    def remember_count_record(self, counter: str, set_key: str, counts: Sequence[int]) -> None:
+        """Replace the record of ``counter`` for ``set_key``; only the newest ``KEEP_COUNT_RECORDS`` are kept."""
+        if self._database_read_only():
+            return
+        payload, tag = encode_record(self.secret, counter, set_key, counts)
+
+        def write(c: psycopg.Connection[Any]) -> None:
+            c.execute(
+                "INSERT INTO count_records VALUES (%s, %s, %s, %s, %s) ON CONFLICT (counter, set_digest) "
+                "DO UPDATE SET written = EXCLUDED.written, entry_mac = EXCLUDED.entry_mac, counts = EXCLUDED.counts",
+                (counter, set_key, time.time_ns(), tag, payload),
+            )
+            c.execute(
+                "DELETE FROM count_records WHERE (counter, set_digest) NOT IN "
+                "(SELECT counter, set_digest FROM count_records ORDER BY written DESC LIMIT %s)",
+                (KEEP_COUNT_RECORDS,),
+            )
+
+        self._database().run("write the cache", write)
 
     def _detector(self, declared: str = "") -> str:
         if declared not in self._detector_ids:
@@ -265,23 +269,28 @@ class PostgresProjectionCache:
         return None if row is None else media_decision(self.secret, parameters, row[0], row[1])
 
     def remember_media(self, decisions: list[tuple[str, str, str | None, MediaDecision]], declared: str = "") -> None:
+        now = time.time_ns()
         rows = [
-            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
+            (*media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision), now)
             for digest, name, pinned, decision in decisions
         ]
         self._write(
-            "INSERT INTO media_decisions VALUES (%s, %s, %s, %s, %s, %s) "
+            "INSERT INTO media_decisions VALUES (%s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (source_digest, file_name, pinned, detector) "
-            "DO UPDATE SET decision = EXCLUDED.decision, entry_mac = EXCLUDED.entry_mac",
+            "DO UPDATE SET decision = EXCLUDED.decision, entry_mac = EXCLUDED.entry_mac, written = EXCLUDED.written",
             rows,
         )
 
     def put_many(self, entries: list[tuple[CacheKey, Projected, bytes]]) -> None:
-        rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
+        now = time.time_ns()
+        rows = [
+            (*key.as_list(), *encode_entry(self.secret, key, outcome, facts), now) for key, outcome, facts in entries
+        ]
         self._write(
-            "INSERT INTO projections VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "INSERT INTO projections VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (source_digest, profile, revision, options_digest, parser_version) "
-            "DO UPDATE SET payload = EXCLUDED.payload, facts = EXCLUDED.facts, entry_mac = EXCLUDED.entry_mac",
+            "DO UPDATE SET payload = EXCLUDED.payload, facts = EXCLUDED.facts, entry_mac = EXCLUDED.entry_mac, "
+            "written = EXCLUDED.written",
             rows,
         )
 
@@ -298,6 +307,34 @@ class PostgresProjectionCache:
         self._database()
         return self.read_only
 
+    def prune(self, cutoff_ns: int, *, dry_run: bool = False) -> PruneReport:
+        """Remove every row written before ``cutoff_ns`` in one transaction (``cache_prune``); a role that
+        may not delete from every table (or open the cache to write) raises ``ReadOnlyCacheError``."""
+        database = self._database()
+
+        def prune(c: psycopg.Connection[Any]) -> dict[str, TableCount]:
+            if self.read_only or not may_delete(c):
+                raise ReadOnlyCacheError(
+                    f"{self._db.where} is read-only for this role (no DELETE on every cache table, or a schema "
+                    f"older than {VERSION} it may not migrate): prune removed nothing. Run it as the cache's owner"
+                )
+            return {
+                table: _prune_table(c, table, cutoff_ns, dry_run) for table in PRUNED_TABLES if table != "run_records"
+            }
+
+        return PruneReport(cutoff_ns, dry_run, database.run("prune the cache", prune))
+
     def count(self) -> int:
         row = self._fetch("SELECT count(*) FROM projections", [])
         return 0 if row is None else int(row[0])
+
+
+def _prune_table(c: psycopg.Connection[Any], table: str, cutoff_ns: int, dry_run: bool) -> TableCount:
+    name = sql.Identifier(table)
+    row = c.execute(
+        sql.SQL("SELECT count(*) FILTER (WHERE written < %s), count(*) FROM {}").format(name), (cutoff_ns,)
+    ).fetchone()
+    old, total = (int(row[0]), int(row[1])) if row else (0, 0)
+    if old and not dry_run:
+        c.execute(sql.SQL("DELETE FROM {} WHERE written < %s").format(name), (cutoff_ns,))
+    return TableCount(old, total - old)

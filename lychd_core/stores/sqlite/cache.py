@@ -21,9 +21,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lychd_core.errors import ProjectionCacheError
+from lychd_core.errors import ProjectionCacheError, ReadOnlyCacheError
 from lychd_core.families import Projected
-from lychd_core.projection.cache_counts import TOKEN_COUNTS_TABLE, count_row, decode_counts
+from lychd_core.projection.cache_counts import (
+    COUNT_RECORDS_TABLE,
+    KEEP_COUNT_RECORDS,
+    TOKEN_COUNTS_TABLE,
+    count_row,
+    decode_counts,
+    decode_record,
+    encode_record,
+)
 from lychd_core.projection.cache_entries import (
     CacheKey,
     decode_entries,
@@ -34,6 +42,7 @@ from lychd_core.projection.cache_entries import (
     media_detector,
     media_row,
 )
+from lychd_core.projection.cache_prune import PRUNED_TABLES, PruneReport, TableCount
 from lychd_core.projection.fingerprints import FileRecord, decode_file_records
 from lychd_core.projection.media import MediaDecision
 from lychd_core.state.keys import load_or_create_key
@@ -133,8 +142,9 @@ class ProjectionCache(CacheFile):
         """Store file records in one transaction (replacing older ones for the same paths)."""
         if not records or self._keeps_nothing():
             return
-        rows = [(scope, record.path, *record.encode(self.secret, scope)) for record in records]
-        self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?)", rows)
+        now = time.time_ns()
+        rows = [(scope, record.path, *record.encode(self.secret, scope), now) for record in records]
+        self._write_rows("INSERT OR REPLACE INTO file_records VALUES (?, ?, ?, ?, ?)", rows)
 
     def token_counts(self, counter: str, digests: Sequence[str]) -> dict[str, int]:
         """Verified counts by ``counter`` of the texts ``digests`` (a cache older than counts has none)."""
@@ -149,8 +159,29 @@ class ProjectionCache(CacheFile):
         """Store counts in one transaction (replacing a tampered row for the same text and counter)."""
         if not counts or self._keeps_nothing():
             return
-        rows = [count_row(self.secret, counter, digest, count) for digest, count in counts]
-        self._write_rows("INSERT OR REPLACE INTO token_counts VALUES (?, ?, ?, ?)", rows, prepare=TOKEN_COUNTS_TABLE)
+        now = time.time_ns()
+        rows = [(*count_row(self.secret, counter, digest, count), now) for digest, count in counts]
+        self._write_rows("INSERT OR REPLACE INTO token_counts VALUES (?, ?, ?, ?, ?)", rows, prepare=TOKEN_COUNTS_TABLE)
+
+    def count_record(self, counter: str, set_key: str) -> list[int] | None:
+        """The verified counts by ``counter`` of the texts whose ordered digests make ``set_key``, or None."""
+        row = self._fetch(
+            "SELECT entry_digest, counts FROM count_records WHERE counter = ? AND set_digest = ?", [counter, set_key]
+        )
+        return None if row is None else decode_record(self.secret, counter, set_key, row[1], row[0])
+
+    def remember_count_record(self, counter: str, set_key: str, counts: Sequence[int]) -> None:
+        """Replace the record of ``counter`` for ``set_key``; only the newest ``KEEP_COUNT_RECORDS`` are kept."""
+        if self._keeps_nothing():
+            return
+        payload, tag = encode_record(self.secret, counter, set_key, counts)
+        row = (counter, set_key, time.time_ns(), tag, payload)
+        self._write_rows("INSERT OR REPLACE INTO count_records VALUES (?, ?, ?, ?, ?)", [row], COUNT_RECORDS_TABLE)
+        self._write_rows(
+            "DELETE FROM count_records WHERE rowid NOT IN "
+            "(SELECT rowid FROM count_records ORDER BY written DESC LIMIT ?)",
+            [(KEEP_COUNT_RECORDS,)],
+        )
 
     def read_run(self, run_key: str, consume: Callable[[RecordReader, object], T]) -> T | None:
         """``consume(reader, MAC)`` over the run record of ``run_key``, read in place; None when there is none.
@@ -183,6 +214,27 @@ class ProjectionCache(CacheFile):
             "(SELECT run_key FROM run_records ORDER BY written DESC LIMIT ?)",
             [(KEEP_RECORDS,)],
         )
+
+    def prune(self, cutoff_ns: int, *, dry_run: bool = False) -> PruneReport:
+        """Remove every row written before ``cutoff_ns`` in one transaction (``cache_prune``); a missing
+        file is not created (nothing to prune), a read-only one raises ``ReadOnlyCacheError``."""
+        if not self.path.exists():
+            return PruneReport(cutoff_ns, dry_run, {table: TableCount(0, 0) for table in PRUNED_TABLES})
+        with self._lock:
+            connection = self._connect()
+            if self.read_only:
+                raise ReadOnlyCacheError(
+                    f"projection cache {self.path} is read-only for this user: prune removed nothing. "
+                    "Run it as the user who writes the cache"
+                )
+            try:
+                with immediate(connection, Path(), "prune", untranslated):
+                    tables = {table: _prune_table(connection, table, cutoff_ns, dry_run) for table in PRUNED_TABLES}
+            except sqlite3.Error as exc:
+                raise ProjectionCacheError(
+                    f"projection cache {self.path} cannot be pruned ({exc}); nothing was removed"
+                ) from None
+        return PruneReport(cutoff_ns, dry_run, tables)
 
     def _fetch_in(self, sql: str, fixed: list[Any], values: list[Any]) -> list[tuple[Any, ...]]:
         """Rows of ``sql`` whose ``IN ({})`` takes ``values`` in batches; unreadable is no rows (a miss)."""
@@ -221,11 +273,12 @@ class ProjectionCache(CacheFile):
         """Store (source digest, file name, pin, decision) rows in one transaction."""
         if not decisions or self._keeps_nothing():
             return
+        now = time.time_ns()
         rows = [
-            media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision)
+            (*media_row(self.secret, [digest, name, pinned or "", self._detector(declared)], decision), now)
             for digest, name, pinned, decision in decisions
         ]
-        self._write_rows("INSERT OR REPLACE INTO media_decisions VALUES (?, ?, ?, ?, ?, ?)", rows)
+        self._write_rows("INSERT OR REPLACE INTO media_decisions VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _detector(self, declared: str = "") -> str:
         if declared not in self._detector_ids:
@@ -236,8 +289,11 @@ class ProjectionCache(CacheFile):
         """Store outcomes (with their canonical facts) in one transaction, replacing bad entries."""
         if not entries or self._keeps_nothing():
             return
-        rows = [(*key.as_list(), *encode_entry(self.secret, key, outcome, facts)) for key, outcome, facts in entries]
-        self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        now = time.time_ns()
+        rows = [
+            (*key.as_list(), *encode_entry(self.secret, key, outcome, facts), now) for key, outcome, facts in entries
+        ]
+        self._write_rows("INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _keeps_nothing(self) -> bool:
         """True for a read-only cache (or none at all): new outcomes are simply not remembered."""
@@ -275,3 +331,12 @@ class ProjectionCache(CacheFile):
         with self._lock:
             row = self._connect().execute("SELECT count(*) FROM projections").fetchone()
         return int(row[0])
+
+
+def _prune_table(connection: sqlite3.Connection, table: str, cutoff_ns: int, dry_run: bool) -> TableCount:
+    old, total = connection.execute(
+        f"SELECT count(*) FILTER (WHERE written < ?), count(*) FROM {table}", [cutoff_ns]
+    ).fetchone()
+    if old and not dry_run:
+        connection.execute(f"DELETE FROM {table} WHERE written < ?", [cutoff_ns])
+    return TableCount(int(old), int(total) - int(old))

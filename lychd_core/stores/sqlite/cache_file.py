@@ -13,14 +13,20 @@ from contextlib import suppress
 from pathlib import Path
 
 from lychd_core.errors import ProjectionCacheError
-from lychd_core.projection.cache_counts import TOKEN_COUNTS_TABLE
+from lychd_core.projection.cache_counts import COUNT_RECORDS_TABLE, TOKEN_COUNTS_TABLE
 from lychd_core.state.paths import sqlite_identity
 from lychd_core.state.readonly import connect_read_only, creatable, writable
 
 APPLICATION_ID = 0x4C594348  # "LYCH"
-SCHEMA_VERSION = 4  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records; 4: see below
+SCHEMA_VERSION = 5  # 2: entries carry a keyed MAC instead of a plain digest; 3: file records; 4: see below
 # Token counts (cache_counts.py) came without a new version: the table is only added (on first write), an
 # older schema-4 file stays valid and warm, and a read-only one without it serves entries with counts missing.
+# 5: count records, and a ``written`` time on every row (what ``lychd cache prune --older-than`` reads). A
+# schema-4 file is migrated in place (columns added, entries kept warm); read-only, it is served as it is.
+READABLE_VERSIONS = (4, SCHEMA_VERSION)
+WRITTEN = "written INTEGER NOT NULL DEFAULT 0"
+STAMPED = ("projections", "media_decisions", "file_records", "token_counts")
+"""The tables that gained ``written`` in schema 5 (run and count records always had it)."""
 BUSY_TIMEOUT_MS = 10_000
 PAGE_SIZE = 65_536
 """SQLite's largest page, for a new cache file: a run writes thousands of entries of a few KB and one
@@ -50,6 +56,7 @@ CREATE TABLE IF NOT EXISTS projections (
     payload TEXT NOT NULL,
     facts TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
+    written INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source_digest, profile, revision, options_digest, parser_version)
 )
 """,
@@ -61,6 +68,7 @@ CREATE TABLE IF NOT EXISTS media_decisions (
     detector TEXT NOT NULL,
     decision TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
+    written INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source_digest, file_name, pinned, detector)
 ) WITHOUT ROWID
 """,
@@ -70,11 +78,13 @@ CREATE TABLE IF NOT EXISTS file_records (
     path TEXT NOT NULL,
     record TEXT NOT NULL,
     entry_digest TEXT NOT NULL,
+    written INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (scope, path)
 ) WITHOUT ROWID
 """,
     RUN_RECORDS_TABLE,
     TOKEN_COUNTS_TABLE,
+    COUNT_RECORDS_TABLE,
 )
 
 
@@ -179,7 +189,7 @@ class CacheFile:
             identity = self._identity(connection)
         except sqlite3.Error as exc:
             raise ProjectionCacheError(f"read-only projection cache {self.path} cannot be read: {exc}") from None
-        if identity != (APPLICATION_ID, SCHEMA_VERSION):
+        if identity[0] != APPLICATION_ID or identity[1] not in READABLE_VERSIONS:
             connection.close()
             raise ProjectionCacheError(
                 f"projection cache {self.path} has schema {identity[1]} (this lychd uses {SCHEMA_VERSION}) and is "
@@ -228,16 +238,30 @@ class CacheFile:
                 f"{self.path} was written by a newer lychd (cache schema {version}, this one reads "
                 f"{SCHEMA_VERSION}); use a separate cache file"
             )
-        if version != SCHEMA_VERSION or application_id != APPLICATION_ID:
+        if version == 4 and application_id == APPLICATION_ID:
+            self._migrate_4(connection)
+        elif version != SCHEMA_VERSION or application_id != APPLICATION_ID:
             connection.execute("DROP TABLE IF EXISTS projections")
             connection.execute("DROP TABLE IF EXISTS media_decisions")
             connection.execute("DROP TABLE IF EXISTS file_records")
             connection.execute("DROP TABLE IF EXISTS run_records")
             connection.execute("DROP TABLE IF EXISTS token_counts")
+            connection.execute("DROP TABLE IF EXISTS count_records")
             for statement in _CREATE:
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @staticmethod
+    def _migrate_4(connection: sqlite3.Connection) -> None:
+        """Schema 4 -> 5 in place (in the caller's write transaction): entries stay valid and warm."""
+        for statement in _CREATE:  # the tables a schema-4 file may lack (token_counts, run_records, count_records)
+            connection.execute(statement)
+        for table in STAMPED:
+            columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+            if "written" not in columns:
+                connection.execute(f"ALTER TABLE {table} ADD COLUMN {WRITTEN}")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _move_aside(self) -> None:
         """Keep a damaged cache file for inspection and start a new one (with its WAL and index)."""
