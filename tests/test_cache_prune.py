@@ -96,8 +96,11 @@ def test_bad_invocations_are_refused_without_touching_the_cache(
 
 def test_a_missing_cache_is_not_created_by_prune(tmp_path: Path) -> None:
     outcome = run_captured(["cache", "prune", "--older-than", "0s", "--workspace", str(tmp_path), "--json"])
-    assert outcome.code == 0 and json.loads(outcome.out)["removed"] == 0
-    assert not (tmp_path / ".lychd" / "projections.sqlite3").exists()
+    report = json.loads(outcome.out)
+    assert outcome.code == 0 and report["removed"] == 0 and report["exists"] is False
+    assert not (tmp_path / ".lychd").exists()  # not even the state directory
+    outcome = run_captured(["cache", "prune", "--older-than", "0s", "--workspace", str(tmp_path)])
+    assert outcome.code == 0 and "nothing to prune" in outcome.out and not (tmp_path / ".lychd").exists()
 
 
 def test_a_read_only_sqlite_cache_is_refused_and_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,7 +42,11 @@ def run_prune(args: argparse.Namespace) -> int:
     age_s = parse_age(args.older_than)  # a bad age is refused before the cache is opened
     config = command_config(args)
     root = Path(args.workspace)
-    where = describe_store(config, config.stores.projection_cache, root)
+    store = config.stores.projection_cache
+    where = describe_store(config, store, root)
+    if store.backend == "sqlite" and not config.stores.path_of(store, root).exists():
+        # Opening would create and mark the state directory: a prune in the wrong folder leaves nothing behind.
+        return _nothing_to_prune(args, where, age_s)
     cache = open_projection_cache(config, root)
     try:
         report = cache.prune(cutoff_of(age_s), dry_run=args.dry_run)
@@ -52,6 +56,14 @@ def run_prune(args: argparse.Namespace) -> int:
         emit_json({"cache": where, "older_than_s": age_s, **report.to_json()})
         return 0
     _print(report, where, args.older_than)
+    return 0
+
+
+def _nothing_to_prune(args: argparse.Namespace, where: str, age_s: int) -> int:
+    if args.json:
+        emit_json({"cache": where, "exists": False, "older_than_s": age_s, "removed": 0})
+    else:
+        console.print(f"no projection cache at {plain(where)}: nothing to prune", soft_wrap=True)
     return 0
 
 
