@@ -6,6 +6,8 @@ across platforms, and every digest in lychd-core must be reproducible.
 
 :func:`canonical_json` checks and encodes; :func:`built_json_digest` and
 :func:`orjson_canonical` are for values a caller built (no check walk);
+:func:`streamed_json_digest` is the same digest for a built value holding an array of any
+length (a store's active set), hashed batch by batch;
 :func:`compact_json_text` is the same encoding for message text, where floats may occur.
 """
 
@@ -14,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import count
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import count, islice
 from typing import Any, TypeAlias, cast
 
 import orjson
@@ -181,11 +183,67 @@ def canonical_text(value: object) -> str:
     return compact_json_text(value) if data is None else data.decode("utf-8")
 
 
+def built_json_bytes(value: object) -> bytes:
+    """Canonical JSON bytes of a value the caller built (as for :func:`built_json_digest`)."""
+    data = orjson_canonical(value)
+    return compact_json_text(value).encode("utf-8") if data is None else data
+
+
 def built_json_digest(value: object) -> str:
     """:func:`json_digest` of a value the caller built only from checked strings, integers,
     ``None`` and lists of them (a graph's node summaries): the check walk is skipped."""
-    data = orjson_canonical(value)
-    return sha256_digest(compact_json_text(value).encode("utf-8") if data is None else data)
+    return sha256_digest(built_json_bytes(value))
+
+
+class StreamedArray:
+    """A JSON array whose items are made while a streamed digest is taken, so it may be any
+    length: neither a list of every item nor one bytes value of them all is ever held."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Iterable[object]) -> None:
+        self.items = items
+
+
+STREAM_BATCH = 4096
+"""Items encoded per orjson call: large enough that the per-call cost vanishes, small enough
+that a batch's bytes stay a few hundred kilobytes."""
+
+
+def _array_chunks(items: Iterable[object]) -> Iterator[bytes]:
+    yield b"["
+    iterator = iter(items)
+    separator = b""
+    while batch := list(islice(iterator, STREAM_BATCH)):
+        yield separator + built_json_bytes(batch)[1:-1]  # a non-empty batch's items without its brackets
+        separator = b","
+    yield b"]"
+
+
+def streamed_json_chunks(value: object) -> Iterator[bytes]:
+    """The canonical JSON bytes of a built value, in pieces; a :class:`StreamedArray` (alone or
+    as a value of a ``dict``) is encoded batch by batch. Joined, the pieces are byte for byte
+    :func:`built_json_bytes` of the same value with each streamed array made a list."""
+    if isinstance(value, StreamedArray):
+        yield from _array_chunks(value.items)
+    elif type(value) is dict and any(isinstance(item, StreamedArray) for item in value.values()):
+        separator = b"{"
+        for key in sorted(value):
+            yield separator + built_json_bytes(key) + b":"
+            yield from streamed_json_chunks(value[key])
+            separator = b","
+        yield b"}"
+    else:
+        yield built_json_bytes(value)
+
+
+def streamed_json_digest(value: object) -> str:
+    """:func:`built_json_digest` of ``value`` hashed piece by piece (see :func:`streamed_json_chunks`):
+    the same digest, with no bound on a streamed array's length but memory for one batch."""
+    hasher = hashlib.sha256()
+    for chunk in streamed_json_chunks(value):
+        hasher.update(chunk)
+    return DIGEST_PREFIX + hasher.hexdigest()
 
 
 def sha256_digest(data: bytes) -> str:

@@ -1,16 +1,35 @@
+"""The view digest at a million memories (a test that would have failed before: the digest was one
+``canonical_json`` value, which refuses more than a million arrays and raised ``TypeError``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+from lychd_core import digests
+from lychd_core.digests import MAX_CONTAINERS
+from lychd_core.memory.tombstones import view_digest
+
+
 def test_a_million_active_memories_have_a_digest_and_it_is_the_canonical_one() -> None:
-    """The view digest is built from checked records: past canonical JSON's container bound
-    (a million arrays and objects, for values from outside) it still digests, and its bytes are
-    canonical JSON's (so stored indexes keep their digests)."""
-    import hashlib
-    import json
-    from types import SimpleNamespace
+    """Past canonical JSON's container bound (the old digest was one ``canonical_json`` value and
+    raised ``TypeError`` here) the digest is the whole list's, hashed in pieces of one batch."""
+    rows = [(f"m{i:07d}", 1, f"sha256:{i:064x}") for i in range(MAX_CONTAINERS + 1)]
+    records: list[Any] = [SimpleNamespace(memory_id=i, revision=r, digest=d) for i, r, d in rows]
+    pieces: list[int] = []
+    streamed = digests.streamed_json_chunks
 
-    from lychd_core.digests import MAX_CONTAINERS
-    from lychd_core.memory.tombstones import view_digest
+    def measured(value: object) -> Iterator[bytes]:
+        for piece in streamed(value):
+            pieces.append(len(piece))
+            yield piece
 
-    records = [SimpleNamespace(memory_id=f"m{i:07d}", revision=1, digest="sha256:" + "0" * 64) for i in range(3)]
-    small = json.dumps([[r.memory_id, 1, r.digest] for r in records], separators=(",", ":"), sort_keys=True)
-    assert view_digest(records) == "sha256:" + hashlib.sha256(small.encode()).hexdigest()  # type: ignore[arg-type]
-    many = [SimpleNamespace(memory_id=f"m{i:07d}", revision=1, digest="d") for i in range(MAX_CONTAINERS + 1)]
-    assert view_digest(many).startswith("sha256:")  # type: ignore[arg-type]
+    with mock.patch.object(digests, "streamed_json_chunks", measured):
+        digest = view_digest(records)
+    whole = json.dumps(rows, separators=(",", ":")).encode()
+    assert digest == "sha256:" + hashlib.sha256(whole).hexdigest()
+    assert sum(pieces) == len(whole) and max(pieces) < 1 << 20  # the whole array is about 95 MB

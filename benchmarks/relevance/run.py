@@ -2,9 +2,11 @@
 
 This copy extends the shared runner (../shared/bench/relevance/run.py, read-only) with
 budgets of 2k and 4k tokens, a full-view recall column (gold files selected as their
-full projection, not a coarser view) and Acc@1 (the best-ranked gold file is ranked
-first), read from each run's --json `ranking.entries`; its cases and trees are the
-shared ones (--bench DIR). From the checkout root:
+full projection, not a coarser view), a definitions recall column (gold files shown with
+their definitions: the full projection, or a view that still lists every definition with
+its parameters, `signatures` or a verbatim file's `outline`; never `names`) and Acc@1
+(the best-ranked gold file is ranked first), read from each run's --json
+`ranking.entries`; its cases and trees are the shared ones (--bench DIR). From the checkout root:
 
     python benchmarks/relevance/run.py --out after.jsonl --limit 10
     python benchmarks/relevance/run.py --summarize after.jsonl before.jsonl
@@ -292,6 +294,28 @@ def full_view_recall(row: dict) -> float | None:
     return None
 
 
+DEFINITION_VIEWS = frozenset({"full", "outline", "signatures"})
+"""Views that show every definition of a file with its parameters (``names`` shows names only)."""
+
+
+def definitions_recall(row: dict) -> float | None:
+    """Share of gold files shown with their definitions: lychd's full projection, outline or
+    signatures; aider's files listed with definition lines; BM25's outlines."""
+    gold = row.get("gold") or []
+    if not gold:
+        return None
+    if "gold_views" in row:
+        return sum(1 for g in gold if row["gold_views"].get(g) in DEFINITION_VIEWS) / len(gold)
+    if "found_with_defs" in row:
+        return len(row["found_with_defs"]) / len(gold)
+    if row.get("system") == "bm25":
+        return len(row.get("found", [])) / len(gold)
+    nodes = row.get("gold_nodes")
+    if isinstance(nodes, dict):
+        return sum(1 for g in gold if view_of(nodes.get(g)) in DEFINITION_VIEWS) / len(gold)
+    return None
+
+
 def acc_at_1(row: dict) -> float | None:
     """1 when the best-ranked gold file is ranked first (BM25's gold_rank is 0-based)."""
     ranks = row.get("gold_rank")
@@ -390,7 +414,8 @@ def table(rows: list[dict]) -> str:
     head = (
         "| repo | budget | "
         + ("system | " if multi else "")
-        + "n | mean recall | full-view recall | Acc@1 | all-gold | median wall s | median CPU s | errors |"
+        + "n | mean recall | full-view recall | definitions recall | Acc@1 | all-gold | "
+        + "median wall s | median CPU s | errors |"
     )
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for repo in repos + (["all"] if len(repos) > 1 else []):
@@ -405,12 +430,14 @@ def table(rows: list[dict]) -> str:
                     continue
                 cpu = [r["cpu_s"] for r in rs if r.get("cpu_s") is not None]
                 full = [v for v in map(full_view_recall, rs) if v is not None]
+                defs = [v for v in map(definitions_recall, rs) if v is not None]
                 acc = [v for v in map(acc_at_1, rs) if v is not None]
                 out.append(
                     f"| {repo} | {t // 1000}k | "
                     + (f"{s} | " if multi else "")
                     + f"{len(rs)} | {statistics.mean(r['recall'] for r in rs):.3f} | "
                     + (f"{statistics.mean(full):.3f} | " if full else "- | ")
+                    + (f"{statistics.mean(defs):.3f} | " if defs else "- | ")
                     + (f"{statistics.mean(acc):.3f} | " if acc else "- | ")
                     + f"{statistics.mean(bool(r['all_gold']) for r in rs):.3f} | "
                     f"{statistics.median(r['time_s'] for r in rs):.2f} | "

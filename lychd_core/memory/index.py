@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
-from lychd_core.digests import built_json_digest, json_digest
+from lychd_core.digests import StreamedArray, json_digest, streamed_json_digest
 from lychd_core.memory.admission import Candidate
 from lychd_core.memory.filters import CompiledFilter
 from lychd_core.memory.plan import RetrievalPlan, admit
@@ -94,7 +94,7 @@ class MemoryIndex:
 
     @property
     def active_digest(self) -> str:
-        """Digest of the active set (``[id, revision, digest]`` in id order)."""
+        """Digest of the active set (``[id, revision, digest]`` in id order, hashed as a stream)."""
         if self._active_digest is None:
             self._active_digest = view_digest(self.records)
         return self._active_digest
@@ -102,9 +102,14 @@ class MemoryIndex:
     def postings_json(self) -> dict[str, Any]:
         """Posting lists in canonical order: keys sorted; scope postings by descending confidence then
         position, the others by ascending position."""
+        return self._postings(streamed=False)
+
+    def _postings(self, *, streamed: bool) -> dict[str, Any]:
+        """:meth:`postings_json`, its per-scope-key array (one pair per key) a stream if ``streamed``."""
         scope_keys = sorted(self.scope_postings, key=_scope_sort_key)
+        pairs = ([list(key), self.scope_postings[key]] for key in scope_keys)
         return {
-            "scope": [[list(key), self.scope_postings[key]] for key in scope_keys],
+            "scope": StreamedArray(pairs) if streamed else list(pairs),
             "claim_type": {kind.value: positions for kind, positions in sorted(self.claim_postings.items())},
             "feature": dict(sorted(self.feature_postings.items())),
         }
@@ -117,8 +122,9 @@ class MemoryIndex:
                 {
                     "format": INDEX_FORMAT,
                     "active": self.active_digest,
-                    "tombstones": built_json_digest([stone.to_json() for stone in self.tombstones]),
-                    "postings": built_json_digest(self.postings_json()),
+                    # streamed: both grow with the store, and neither may be bounded by its size
+                    "tombstones": streamed_json_digest(StreamedArray(stone.to_json() for stone in self.tombstones)),
+                    "postings": streamed_json_digest(self._postings(streamed=True)),
                 }
             )
         return self._digest

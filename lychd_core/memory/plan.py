@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from lychd_core.digests import built_json_digest
+from lychd_core.digests import StreamedArray, streamed_json_digest
 from lychd_core.errors import UnknownMemoryError
 from lychd_core.memory.admission import Admission, Candidate
 from lychd_core.memory.evidence import MemoryEvidence
@@ -114,13 +114,13 @@ class RetrievalPlan:
     def digest(self) -> str:
         """Digest of query, active view and ranked outcome; explanations follow from these."""
         if self._digest is None:
-            ranked = [
+            ranked = StreamedArray(
                 [e.memory_id, e.revision, e.rank, dict(e.scores or {}), e.selected, e.reason and e.reason.value]
                 for e in self.ranked
-            ]
-            # built here from checked records and a checked query (integer scores): no check walk,
-            # so a plan over a million memories is not refused by the walk's container bound
-            self._digest = built_json_digest(
+            )
+            # built here from checked records and a checked query (integer scores), and the ranked
+            # list (as long as the store, for a broad query) hashed as a stream: no size bound
+            self._digest = streamed_json_digest(
                 {"format": PLAN_FORMAT, "query": self.query.to_json(), "view": self.view_digest, "ranked": ranked}
             )
         return self._digest

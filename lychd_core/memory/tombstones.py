@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lychd_core.digests import built_json_digest, check_digest, json_digest
+from lychd_core.digests import StreamedArray, check_digest, json_digest, streamed_json_digest
 from lychd_core.errors import (
     MemoryRecordError,
     NonCanonicalError,
@@ -126,12 +126,14 @@ class ActiveView:
 
 
 def view_digest(records: Iterable[MemoryRecord]) -> str:
-    """Digest of an active set: ``[id, revision, digest]`` per record, in the given (id) order.
+    """Digest of an active set: the canonical JSON array of ``[id, revision, digest]`` per
+    record, in the given (id) order.
 
-    The list is built here from checked records, so the canonical check walk (and its bound
-    of a million containers, meant for values from outside) is skipped: a store of a million
-    memories has a million and one lists here."""
-    return built_json_digest([[r.memory_id, r.revision, r.digest] for r in records])
+    The triples are built here from checked records and hashed batch by batch, so neither
+    canonical JSON's check walk (its bound of a million containers is for values from
+    outside) nor one list or bytes value of the whole store is involved: a store of any
+    size has a view digest, the same bytes as ``built_json_digest`` of the whole list."""
+    return streamed_json_digest(StreamedArray([r.memory_id, r.revision, r.digest] for r in records))
 
 
 def canonical_tombstones(tombstones: Iterable[Tombstone]) -> dict[str, Tombstone]:

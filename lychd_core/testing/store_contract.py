@@ -14,6 +14,7 @@ Test names are public API: they only ever gain tests, never change meaning.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import orjson
 import pytest
 
-from lychd_core.digests import sha256_digest, text_digest
+from lychd_core.digests import STREAM_BATCH, sha256_digest, text_digest
 from lychd_core.errors import (
     CorruptStoreError,
     ForgottenMemoryError,
@@ -193,6 +194,23 @@ class MemoryStoreContract:
             plan = store.query(MemoryQuery(scope=MemoryScope(project="p"), now=9, features=("release",), limit=3))
             assert len(plan.selected) == 3 and len(plan.explanations) == 5
             assert store.stats()["index_digest"] == store.index().digest
+
+    def test_digests_are_the_pinned_canonical_stream_past_one_batch(self, open_store: Opener) -> None:
+        """The active-set digest every plan binds is canonical JSON of ``[id, revision, digest]`` per
+        record, hashed as a stream (no bound but memory): over more records than two stream batches it
+        is the whole list's, the same on every backend, and pinned, so a new format is never silent."""
+        records = [contract_record(f"s{n:05d}", confidence=n % 10_001) for n in range(2 * STREAM_BATCH + 3)]
+        with open_store(True) as store:
+            store.add_many(records)
+            store.forget("s00000", "asked", 5)
+            index = store.index()
+            whole = json.dumps([[r.memory_id, r.revision, r.digest] for r in records[1:]], separators=(",", ":"))
+            assert index.active_digest == store.view().digest == sha256_digest(whole.encode())
+            assert index.active_digest == "sha256:4669472d3f7af06eb040b50b73942d8235365e920e1b505ee107f94f7bcc5dc0"
+            assert index.digest == "sha256:596cee6971ec25c77bd9cdc58a94b043ea2c0edb5477fa8ec062165fe1633ac2"
+            plan = store.query(MemoryQuery(scope=MemoryScope(project="p"), now=9, limit=3))
+            assert plan.view_digest == index.active_digest and len(plan.ranked) == len(records) - 1
+            assert plan.digest == "sha256:13c4cd6495bce2264307a81467a9810573012494498bb457690be4c91d12a1b1"
 
     def test_an_edited_record_is_refused_when_read(self, open_store: Opener) -> None:
         with open_store(True) as store:
