@@ -162,53 +162,60 @@ def message_chars(message: Mapping[str, Any]) -> int:
     return len(compact_json(message))
 
 
-def check_message(message: object, where: str) -> Message:
-    """Validate one wire-form message; return it (not copied)."""
+def check_message(message: object, where: str, index: int | None = None) -> Message:
+    """Validate one wire-form message; return it (not copied). Errors name it ``where``, or
+    ``where[index]`` when ``index`` is given (that name is then made only for an error)."""
     if not isinstance(message, dict):
-        raise HistoryError(f"{where}: expected a message object, got {type(message).__name__}")
+        raise HistoryError(f"{_named(where, index)}: expected a message object, got {type(message).__name__}")
     kind = message.get("kind")
     if kind == "request":
         allowed = REQUEST_PART_KINDS
     elif kind == "response":
         allowed = RESPONSE_PART_KINDS
     else:
-        raise HistoryError(f"{where}: 'kind' must be 'request' or 'response', got {kind!r}")
+        raise HistoryError(f"{_named(where, index)}: 'kind' must be 'request' or 'response', got {kind!r}")
     parts = message.get("parts")
     if not isinstance(parts, list):
-        raise HistoryError(f"{where}: 'parts' must be a list")
+        raise HistoryError(f"{_named(where, index)}: 'parts' must be a list")
     bad_call = -1  # one pass over the parts; a bad call id is reported after every part kind, as before
-    for index, part in enumerate(parts):
+    for at, part in enumerate(parts):
         part_kind = part.get("part_kind") if isinstance(part, dict) else None
         if not isinstance(part_kind, str) or part_kind not in allowed:  # str first: a list is unhashable
             if not isinstance(part_kind, str) or not part_kind or part_kind in KNOWN_PART_KINDS:
                 raise HistoryError(
-                    f"{where}.parts[{index}]: unknown {kind} part kind {part_kind!r} "
+                    f"{_named(where, index)}.parts[{at}]: unknown {kind} part kind {part_kind!r} "
                     f"(known: {', '.join(sorted(allowed))})"
                 )
             _report_opaque(kind, part_kind)
         if part_kind in _CONTENT_TYPES and not isinstance(part.get("content"), _CONTENT_TYPES[part_kind]):
             raise HistoryError(
-                f"{where}.parts[{index}]: a {part_kind} part's 'content' must be "
+                f"{_named(where, index)}.parts[{at}]: a {part_kind} part's 'content' must be "
                 f"{_CONTENT_NAMES[part_kind]}, got {type(part.get('content')).__name__}"
             )
         if bad_call < 0:
             call_id = part.get("tool_call_id")
             if call_id is not None and not isinstance(call_id, str):
-                bad_call = index
+                bad_call = at
     run_id = message.get("run_id")
     if run_id is not None and not isinstance(run_id, str):
-        raise HistoryError(f"{where}: 'run_id' must be a string or null")
+        raise HistoryError(f"{_named(where, index)}: 'run_id' must be a string or null")
     if bad_call >= 0:
         call_id = parts[bad_call]["tool_call_id"]
-        raise HistoryError(f"{where}.parts[{bad_call}]: 'tool_call_id' must be a string, got {type(call_id).__name__}")
+        raise HistoryError(
+            f"{_named(where, index)}.parts[{bad_call}]: 'tool_call_id' must be a string, got {type(call_id).__name__}"
+        )
     return message
+
+
+def _named(where: str, index: int | None) -> str:
+    return where if index is None else f"{where}[{index}]"
 
 
 def check_messages(value: object, what: str = "history") -> list[Message]:
     """Validate a list of wire-form messages."""
     if not isinstance(value, list):
         raise HistoryError(f"{what} must be a list of messages, got {type(value).__name__}")
-    return [check_message(item, f"{what}[{index}]") for index, item in enumerate(value)]
+    return [check_message(item, what, index) for index, item in enumerate(value)]
 
 
 def starts_group(messages: Sequence[Message], index: int, checked: bool = False) -> bool:
@@ -227,7 +234,7 @@ def starts_group(messages: Sequence[Message], index: int, checked: bool = False)
         return False
     run_id = message.get("run_id")
     if run_id is not None:  # the older neighbour is read here, so it is checked here (unless already)
-        older = messages[index - 1] if checked else check_message(messages[index - 1], f"history[{index - 1}]")
+        older = messages[index - 1] if checked else check_message(messages[index - 1], "history", index - 1)
         return bool(older.get("run_id") != run_id)
     return request  # a plain request (one carrying a return or retry returned above)
 
@@ -254,7 +261,7 @@ class MessageGroup:
     chars: int = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "chars", sum(len(text) for text in self.texts))
+        object.__setattr__(self, "chars", sum(map(len, self.texts)))
 
 
 def iter_groups_newest_first(
@@ -269,7 +276,7 @@ def iter_groups_newest_first(
     texts: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
         if not checked:
-            check_message(messages[index], f"history[{index}]")
+            check_message(messages[index], "history", index)
         texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
         if starts_group(messages, index, checked):
             check_tool_pairing(messages[index:end], f"history[{index}:{end}]")

@@ -101,7 +101,10 @@ def make_node(
     relevance: int = 0,
     group: str | None = None,
 ) -> ContextNode:
-    return ContextNode.create(
+    """A node of ``kind``. Its fields are members and a sorted tuple already, so it is built by
+    the dataclass constructor, which checks every field once (``ContextNode.create`` would
+    only add the spelling conversion that callers writing strings or sets need)."""
+    return ContextNode(
         id=node_id,
         content=content,
         provenance=kind.provenance,
@@ -166,34 +169,37 @@ def history_node_id(group: MessageGroup) -> str:
 
 
 def history_node(
-    group: MessageGroup, text: str, newer: MessageGroup | None, recency: int, chars_per_token: Tokens
+    group: MessageGroup, node_id: str, newer_id: str | None, recency: int, chars_per_token: Tokens
 ) -> ContextNode:
+    """The node of ``group`` (its id made once by the caller), depending on the next newer group's node."""
     return make_node(
-        history_node_id(group),
-        text,
+        node_id,
+        "".join(group.texts),
         HISTORY,
         chars_per_token,
         required=False,
         priority=PRIORITY_HISTORY,
         recency=recency,
-        dependencies=() if newer is None else (history_node_id(newer),),
+        dependencies=() if newer_id is None else (newer_id,),
     )
 
 
 def labels_of_nodes(
     floor: Sequence[Block],
     memory: Sequence[MemoryEvidence],
-    groups: Sequence[MessageGroup],
+    history_ids: Sequence[str],
     continuation: bool,
     history_label: PrivatizationLabel | None,
     continuation_label: PrivatizationLabel | None,
     query_label: PrivatizationLabel | None,
 ) -> dict[str, PrivatizationLabel]:
-    """The label of every node; unlabelled inputs are restricted with unknown lineage."""
+    """The label of every node (``history_ids``: the history nodes'); unlabelled inputs are
+    restricted with unknown lineage."""
     unlabelled = PrivatizationLabel.restricted_unknown()
     labels = {floor_node_id(block): block.label for block in floor}
     labels.update((evidence.node_id, evidence.label) for evidence in memory)
-    labels.update((history_node_id(group), history_label or unlabelled) for group in groups)
+    history = history_label or unlabelled
+    labels.update((node_id, history) for node_id in history_ids)
     if continuation:
         labels["continuation"] = continuation_label or unlabelled
     labels["query"] = query_label or unlabelled
@@ -236,11 +242,12 @@ def history_nodes_of(
     if turn_window <= 0:
         return nodes, groups, total
     used = 0
-    newer = None
+    newer_id = None
     for group in groups_newest_first:
-        nodes.append(_history_node_cached(group, newer, cpt, cache))
+        node = _history_node_cached(group, newer_id, cpt, cache)
+        nodes.append(node)
         groups.append(group)
-        newer = group
+        newer_id = node.id
         used += group.chars
         if len(groups) > turn_window or used > char_budget:
             break
@@ -249,15 +256,16 @@ def history_nodes_of(
 
 
 def _history_node_cached(
-    group: MessageGroup, newer: MessageGroup | None, cpt: Tokens, cache: HistoryNodeCache | None
+    group: MessageGroup, newer_id: str | None, cpt: Tokens, cache: HistoryNodeCache | None
 ) -> ContextNode:
+    node_id = history_node_id(group)
     if cache is None or not isinstance(cpt, int):  # a counter object may change its counts: build anew
-        return history_node(group, "".join(group.texts), newer, group.end, cpt)
-    key = (history_node_id(group), None if newer is None else history_node_id(newer), cpt)
+        return history_node(group, node_id, newer_id, group.end, cpt)
+    key = (node_id, newer_id, cpt)
     held = cache.get(key)
     if held is not None and len(held[0]) == len(group.texts) and all(map(_same, held[0], group.texts)):
         return held[1]
-    node = history_node(group, "".join(group.texts), newer, group.end, cpt)
+    node = history_node(group, node_id, newer_id, group.end, cpt)
     if len(cache) >= HISTORY_NODE_CACHE_LIMIT:
         cache.clear()
     cache[key] = (group.texts, node)

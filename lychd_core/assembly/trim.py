@@ -166,8 +166,10 @@ def selected_history_trim(
     """The trim of an assembly: ``groups`` are its candidate history groups, newest first, as
     ``(start, chars, tokens, selected)``; ``newest`` is what the selector kept (a newest
     suffix, by dependency closure). The room is what ``newest`` filled."""
-    kept = [GroupSpan(start, chars, tokens) for start, chars, tokens, selected in reversed(groups) if selected]
-    newest_start = kept[0].start if kept else end
+    newest_start = min((start for start, _, _, selected in groups if selected), default=end)
+    kept: list[GroupSpan] = []
+    if mode != "newest" and previous is not None:  # only chunked and cost weigh the kept groups
+        kept = [GroupSpan(start, chars, tokens) for start, chars, tokens, selected in reversed(groups) if selected]
     return trim_start(
         kept,
         end=end,

@@ -208,11 +208,15 @@ def node_summary(node: ContextNode) -> list[object]:
     ]
 
 
+_UNSIGNED_LIMITS = tuple((code, 1 << 8 * array(code).itemsize) for code in "BHIQ")
+"""Each unsigned array type code, smallest items first, with the first value too big for it."""
+
+
 def compact_array(values: list[int]) -> array[int]:
     """``values`` (non-negative) in the smallest unsigned items that hold them all: on big
     graphs the selector's random reads then miss the cache less."""
     largest = max(values, default=0)
-    return array(next(code for code in "BHIQ" if largest < 1 << 8 * array(code).itemsize), values)
+    return array(next(code for code, limit in _UNSIGNED_LIMITS if largest < limit), values)
 
 
 def _build_arrays(nodes: tuple[ContextNode, ...], index: dict[str, int]) -> GraphArrays:

@@ -62,7 +62,9 @@ def check_name(what: str, value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ContextNode:
-    """An immutable node of a context graph. Build it with :meth:`create`.
+    """An immutable node of a context graph. Build it with :meth:`create`, which also takes
+    enum spellings and any collection; the constructor itself takes members and canonical
+    tuples. Either way ``__post_init__`` checks every field, once.
 
     ``digest`` (sha256 of the UTF-8 content) and ``byte_size`` are derived, never passed.
     Authority and trust are checked against the provenance ceilings; prose in the
@@ -111,7 +113,8 @@ class ContextNode:
 
         Enum fields take a member or its JSON spelling (``"repository"``,
         ``"non-authoritative"``); ``visible_to`` and ``dependencies`` take any collection
-        of names in any order, kept sorted and duplicate-free (as ``MemoryRecord`` does)."""
+        of names in any order, kept sorted and duplicate-free (as ``MemoryRecord`` does).
+        It converts (refusing what it cannot); ``__post_init__`` checks every field, once."""
         where = f"node {id!r}" if isinstance(id, str) else "node"
         if visible_to is not None and not isinstance(visible_to, (str, bytes)):
             visible_to = frozenset(_iterated(where, "visible_to", visible_to))
@@ -198,7 +201,7 @@ class ContextNode:
         previous = None
         for dep in deps:
             if not isinstance(dep, str) or not dep:
-                raise GraphError(f"{where}: dependency {dep!r} must be a non-empty node id")
+                raise GraphError(f"{where}: dependencies must list node ids (non-empty strings), got {dep!r}")
             if dep == self.id:
                 raise GraphError(f"{where}: a node may not depend on itself")
             if previous is not None and dep <= previous:
@@ -266,12 +269,13 @@ def _member(where: str, name: str, enum_type: type[_E], value: object) -> _E:
 
 
 def _canonical_names(where: str, name: str, value: object) -> tuple[str, ...]:
-    """Any collection of names as a sorted, duplicate-free tuple (each name is checked by the node)."""
+    """Any collection of names as a sorted, duplicate-free tuple (the node checks each name)."""
     items = list(_iterated(where, name, value))
-    if not all(isinstance(item, str) for item in items):
+    try:
+        return tuple(sorted(set(items)))
+    except TypeError:  # an unhashable item, or items that do not compare: not all names
         bad = next(item for item in items if not isinstance(item, str))
-        raise GraphError(f"{where}: {name} must list node ids (strings), got {type(bad).__name__} {bad!r}")
-    return tuple(sorted(set(items)))
+        raise GraphError(f"{where}: {name} must list node ids (strings), got {type(bad).__name__} {bad!r}") from None
 
 
 def _iterated(where: str, name: str, value: object) -> Iterable[Any]:

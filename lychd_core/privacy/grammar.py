@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from operator import itemgetter
 from typing import TypeVar
@@ -24,6 +24,8 @@ from lychd_core.privacy.matching import SubstringSet
 V = TypeVar("V")
 MAX_RECORDS = 1_000_000
 """Most records one text may hold (the pip-audit importer's bound too)."""
+_WINDOW_CHARS = 1 << 16
+"""Characters of a text redacted at once when a redaction is only compared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,19 @@ class RecordGrammar:
         """``text`` with every owner value replaced by the redaction."""
         return self.slot_re.sub(self.separator + self.owner_prefix + self.redaction, text)
 
+    def redacts_to(self, text: str, candidate: str) -> bool:
+        """Whether ``candidate == self.redacted(text)``, compared a window of whole lines at a time
+        (redaction is line by line), so no copy of a 10 MB text is built only to be compared."""
+        done = at = 0
+        while done < len(text):
+            end = text.find("\n", done + _WINDOW_CHARS)
+            end = len(text) if end < 0 else end + 1
+            part = self.redacted(text[done:end])
+            if not candidate.startswith(part, at):
+                return False
+            done, at = end, at + len(part)
+        return at == len(candidate)
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedText:
@@ -81,11 +96,14 @@ class ParsedText:
 
     records: tuple[tuple[str, ...], ...]
     items: frozenset[str] = frozenset()
+    known_owners: InitVar[frozenset[str] | None] = None
+    """The parser's own set of the owner values, so it is not built twice (else derived here)."""
+    owners: frozenset[str] = field(init=False, repr=False, compare=False)
+    """The distinct owner values."""
 
-    @property
-    def owners(self) -> frozenset[str]:
-        """The distinct owner values."""
-        return frozenset(map(itemgetter(-1), self.records))
+    def __post_init__(self, known_owners: frozenset[str] | None) -> None:
+        owners = frozenset(map(itemgetter(-1), self.records)) if known_owners is None else known_owners
+        object.__setattr__(self, "owners", owners)
 
     @property
     def columns(self) -> tuple[tuple[str, ...], ...]:
@@ -139,17 +157,16 @@ def parse_text(
         if present - allowed:
             _vocabulary_refusal(where, spec, list(map(itemgetter(index), records)), allowed, records, grammar)
         items |= present
-    owners = set(map(itemgetter(-1), records))
+    owners = frozenset(map(itemgetter(-1), records))
     if candidate:
         if owners - {grammar.redaction}:
             line = _first(records, lambda r: r[-1] != grammar.redaction)
             raise _refuse(CutReason.RECONSTRUCTION_MISMATCH, where, f"line {line} owner slot is not redacted")
     else:
-        outside = {owner for owner in owners if not grammar.owner_re.fullmatch(owner)}
-        if outside:
-            line = _first(records, lambda r: r[-1] in outside)
+        if not all(map(grammar.owner_re.fullmatch, owners)):
+            line = _first(records, lambda r: not grammar.owner_re.fullmatch(r[-1]))
             raise _refuse(CutReason.UNCOVERED_TEXT, where, f"line {line} owner value is outside the slot grammar")
-    return ParsedText(records, frozenset(items - {grammar.none}))
+    return ParsedText(records, frozenset(items - {grammar.none}), owners)
 
 
 def _vocabulary_refusal(
@@ -190,7 +207,7 @@ def owner_matcher(
 ) -> tuple[frozenset[str], SubstringSet]:
     """:func:`check_owners`, also returning the owners' automaton for ``also`` (built once, over
     only the owners that fit in the longest string it will search)."""
-    owners = frozenset().union(*(text.owners for text in parsed))
+    owners = parsed[0].owners if len(parsed) == 1 else frozenset().union(*(text.owners for text in parsed))
     tokens = {grammar.header, grammar.owner_prefix, grammar.redaction}.union(*(text.items for text in parsed))
     matcher = SubstringSet(owners, longest_haystack=max(map(len, [*tokens, *also]), default=0))
     if not owners.isdisjoint(vocabulary.all_items()) or matcher.occurs_in_any(tokens):

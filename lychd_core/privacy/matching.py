@@ -16,29 +16,40 @@ import ahocorasick  # type: ignore[import-not-found,unused-ignore]
 MAX_NEEDLE_CHARS = 4096
 """Longest needle accepted: the automaton's trie is as deep as its longest word, and owner
 values (the needles here) are at most 100 characters by the slot grammar."""
+WINDOW_CHARS = 1 << 16
+"""Characters of a text handed to the automaton at once: pyahocorasick copies each text it
+searches to 4 bytes a character, so a 10 MB candidate in one pass allocated 40 MB, too large
+for the allocator to keep, and page-faulted it in on every cut (over half the censor's
+page faults); a window's copy is 256 KB and reused."""
 
 
 class SubstringSet:
     """A fixed set of non-empty needles, and where they occur in a text (one pass per text)."""
 
-    __slots__ = ("_automaton", "_count", "_joinable", "_longest")
+    __slots__ = ("_automaton", "_count", "_deepest", "_joinable", "_longest")
 
     def __init__(self, needles: Iterable[str], *, longest_haystack: int | None = None) -> None:
         """``longest_haystack``: no text searched will be longer, so longer needles are left out
         (a 100k-owner trie costs more than its input, memory-bound; it is often unneeded)."""
-        fits = (lambda needle: 0 < len(needle) <= longest_haystack) if longest_haystack is not None else len
-        words = list(filter(fits, needles))
+        words = list(needles)
         longest = max(map(len, words), default=0)
+        limit = longest if longest_haystack is None else longest_haystack
+        if longest > limit or min(map(len, words), default=1) < 1:  # filtered only when one is left out
+            words = [word for word in words if 0 < len(word) <= limit]
+            longest = max(map(len, words), default=0)
         if longest > MAX_NEEDLE_CHARS:
             raise ValueError(f"a needle of {longest} characters exceeds {MAX_NEEDLE_CHARS}; check needles first")
         automaton: Any = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)  # the value is the length
         add = automaton.add_word
-        for word in sorted(words):  # in order, neighbours share a trie path: 100k owners build ~20% faster
+        # In the order given: sorting 100k owners first would make the trie's build 2x faster but
+        # costs more than it saves (sorted + build 39 ms, unsorted build 31 ms at 100k owners).
+        for word in words:
             add(word)
         self._count = len(automaton)
         if self._count:
             automaton.make_automaton()
         self._automaton = automaton
+        self._deepest = longest
         self._joinable = "\n" not in "".join(words)
         self._longest = longest_haystack
 
@@ -57,8 +68,15 @@ class SubstringSet:
     def _spans(self, text: str) -> Iterator[tuple[int, int]]:
         if not self._count or not text:
             return
-        for last, length in self._automaton.iter(text):
-            yield last + 1 - length, last + 1
+        # Window by window: each occurrence is reported by the window holding its last character,
+        # which is searched from ``reach`` characters earlier, so the automaton is in the state it
+        # would be in over the whole text (no trie path is deeper) and the order is unchanged.
+        search, reach = self._automaton.iter, self._deepest - 1
+        for start in range(0, len(text), WINDOW_CHARS):
+            low = max(0, start - reach)
+            for last, length in search(text[low : start + WINDOW_CHARS]):
+                if low + last >= start:
+                    yield low + last + 1 - length, low + last + 1
 
     def first_in(self, text: str) -> tuple[int, int] | None:
         """The first occurrence of any needle in ``text`` (by end position), or None."""

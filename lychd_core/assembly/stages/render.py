@@ -14,7 +14,7 @@ from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.context import AssembledContext, Unexplained
 from lychd_core.assembly.execution import execution_report, render_execution
 from lychd_core.assembly.execution import kept_labels as execution_labels
-from lychd_core.assembly.nodes import floor_node_id, history_node_id, labels_of_nodes
+from lychd_core.assembly.nodes import floor_node_id, labels_of_nodes
 from lychd_core.assembly.request import AssemblyRequest
 from lychd_core.assembly.stages.compress import AssemblyCompression, derived_labels, render_floor, render_history
 from lychd_core.assembly.stages.graph import BuiltGraph
@@ -52,11 +52,12 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
     kept_floor = render_floor(decided.built.floor.blocks, selected, compression)
     kept_memory = [m for m in decided.memory if m.node_id in selected]
     groups = decided.selection.history_groups
-    ordered = [(history_node_id(g), g.start, g.texts) for g in reversed(groups)]
+    ids = [node.id for node in decided.selection.history_nodes]  # newest first, as the groups
+    ordered = [(node_id, g.start, g.texts) for node_id, g in zip(reversed(ids), reversed(groups), strict=True)]
     kept_history, kept_start, _ = render_history(ordered, selected, compression)
     if request.execution is not None:
         kept_history = render_execution(request.execution, selected)
-    node_labels, every_label = labels(decided, kept_floor, kept_memory, selected)
+    node_labels, every_label = labels(decided, kept_floor, kept_memory, selected, ids)
     layer_chars = {
         "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
         "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
@@ -77,7 +78,7 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
         candidate_labels=every_label,
         bounds=decided.bounds,
         required_chars=decided.built.required_chars,
-        used_chars=sum(plan.graph.node(node_id).chars for node_id in plan.selected),  # no explanations built
+        used_chars=plan.accounting.selected_chars,  # the selector counted them as it admitted them
         plan=plan,
         history_start=len(request.history) if kept_start is None else kept_start,
         not_nodes=decided.unusable,
@@ -94,19 +95,23 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
 
 
 def labels(
-    decided: Decided, kept_floor: tuple[Block, ...], kept_memory: list[MemoryEvidence], selected: set[str]
+    decided: Decided,
+    kept_floor: tuple[Block, ...],
+    kept_memory: list[MemoryEvidence],
+    selected: set[str],
+    history_ids: list[str],
 ) -> tuple[dict[str, PrivatizationLabel], dict[str, PrivatizationLabel]]:
-    """The label of every selected node, and of every candidate (plus the derived nodes)."""
+    """The label of every selected node, and of every candidate (plus the derived nodes);
+    ``history_ids``: the history candidates' node ids."""
     request = decided.request
     given = (request.history_label, request.continuation_label, request.query_label)
     continuing = bool(decided.continuation_json)
-    groups = decided.selection.history_groups
-    kept_groups = [g for g in groups if history_node_id(g) in selected]
     source_floor = [b for b in kept_floor if floor_node_id(b) in selected]
-    node_labels = labels_of_nodes(source_floor, kept_memory, kept_groups, continuing, *given)
+    kept_ids = [node_id for node_id in history_ids if node_id in selected]
+    node_labels = labels_of_nodes(source_floor, kept_memory, kept_ids, continuing, *given)
     node_labels.update(derived_labels(decided.compression, selected))
     if request.execution is not None:
         node_labels.update(execution_labels(request.execution, selected))
-    every_label = labels_of_nodes(decided.built.floor.blocks, decided.memory, groups, continuing, *given)
+    every_label = labels_of_nodes(decided.built.floor.blocks, decided.memory, history_ids, continuing, *given)
     every_label.update(node_labels)
     return node_labels, every_label

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.context import Unexplained
-from lychd_core.assembly.nodes import history_node_id
 from lychd_core.assembly.stages.graph import BuiltGraph
 from lychd_core.assembly.trim import TrimDecision, cache_prices, selected_history_trim
 from lychd_core.config.tokens import HistoryConfig
@@ -59,7 +58,8 @@ def select_stage(
     if trim.start <= trim.newest_start:
         return Selection(graph, plan, trim, built.history_nodes, built.history_groups)
     # chunked or cost dropped the oldest kept groups: select again without them
-    dropped = {history_node_id(g) for g in built.history_groups if g.start < trim.start}
+    pairs = zip(built.history_groups, built.history_nodes, strict=True)
+    dropped = {n.id for g, n in pairs if g.start < trim.start}
     graph = ContextGraph([n for n in built.nodes if n.id not in dropped])
     plan = select(graph, profile, bounds.budget, bounds.selection)
     reason = trim.explain()
