@@ -14,7 +14,7 @@ from lychd_core.errors import LychdError
 from lychd_core.projection.materials import MaterialRef
 from tests.test_cli_assemble import lychd
 
-RANKING = {"profiles": [{"name": "lexical", "revision": 1, "weight": 2}, {"name": "symbol-graph", "revision": 3}]}
+RANKING = {"profiles": [{"name": "lexical", "revision": 1, "weight": 2}, {"name": "symbol-graph", "revision": 4}]}
 
 
 def config(char_cap: int = 96_000, ranking: dict[str, Any] | None = RANKING) -> Any:
@@ -126,7 +126,7 @@ def test_lychd_rank_lists_candidates_without_assembling(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["ranked"] and data["entries"][0]["path"] == "pkg/zcookies.py"
-    assert set(data["entries"][0]["components"]) == {"lexical@1", "symbol-graph@3"}
+    assert set(data["entries"][0]["components"]) == {"lexical@1", "symbol-graph@4"}
     assert not (tmp_path / ".lychd" / "memory.sqlite3").exists()
 
 

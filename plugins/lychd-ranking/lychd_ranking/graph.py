@@ -132,8 +132,10 @@ def _target(path: str, level: int, module: str) -> str:
     return module
 
 
-def seeds_of(index: SymbolIndex, query: RankingQuery) -> tuple[dict[int, int], dict[int, str]]:
-    """Restart weights per file and why each seed is one."""
+def seeds_of(index: SymbolIndex, query: RankingQuery, packages: bool = False) -> tuple[dict[int, int], dict[int, str]]:
+    """Restart weights per file and why each seed is one. ``packages`` (revision 4): a
+    package's ``__init__.py`` is named by its directory (``config/__init__.py`` by
+    ``config``), at half the weight of a module named by its file."""
     seeds: dict[int, int] = {}
     reasons: dict[int, list[str]] = {}
 
@@ -154,6 +156,9 @@ def seeds_of(index: SymbolIndex, query: RankingQuery) -> tuple[dict[int, int], d
         parts = path_terms(path)
         if parts and parts[-1] in query_terms and parts[-1] != "init":
             add(position, 2 * 12 * CODE_WEIGHT, "named in the query")
+        elif packages and len(parts) > 1 and parts[-1] == "init" and parts[-2] in query_terms:
+            # the package is what the query names; its __init__ is one of several files in it
+            add(position, 12 * CODE_WEIGHT, "package named in the query")
     required = set(query.required_paths)
     for position, path in enumerate(index.paths):
         if path in required:

@@ -1,4 +1,4 @@
-"""``symbol-graph`` revisions 1 to 3: personalized PageRank over who uses whose definitions.
+"""``symbol-graph`` revisions 1 to 4: personalized PageRank over who uses whose definitions.
 
 Nodes are the candidate files. An edge ``a -> b`` means ``a`` references a name that
 ``b`` defines (from the ``symbols`` facts: ``defines`` and ``references``), or imports
@@ -11,6 +11,9 @@ Rust and Java files (:mod:`lychd_ranking.imports`); Python's scores are those of
 Revision 3 (the default) is revision 2's graph with the walk restarting at the seeds half
 the time (damping 50%, not 85%): the mass stays nearer the files the query names, which
 measured better on real commits (docs/performance.md, issue 28).
+Revision 4 (the default) is revision 3 with a package's ``__init__.py`` also seeded when
+the query names its directory (``config`` -> ``config/__init__.py``), at half the weight
+of a module named by its file name: revisions 1 to 3 never seeded an ``__init__.py`` by name.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ class SymbolGraphOptions(BaseModel):
         ge=0,
         le=99,
         strict=True,
-        description="PageRank damping, in percent; by default 50 (revision 3), 85 (revisions 1 and 2).",
+        description="PageRank damping, in percent; by default 50 (revisions 3 and 4), 85 (revisions 1 and 2).",
         examples=[50],
     )
     precision: int = Field(
@@ -52,21 +55,21 @@ class SymbolGraphOptions(BaseModel):
     )
 
 
-REVISIONS = (1, 2, 3)
-DAMPING = {1: 85, 2: 85, 3: 50}
+REVISIONS = (1, 2, 3, 4)
+DAMPING = {1: 85, 2: 85, 3: 50, 4: 50}
 """Each revision's default damping, in percent."""
 
 
 class SymbolGraphProfile:
     """Revision 1 resolves Python imports only; 2 also those of the tree-sitter languages;
-    3 is 2 with damping 50% by default."""
+    3 is 2 with damping 50% by default; 4 is 3 with packages named by their directory."""
 
     name = "symbol-graph"
     options_model = SymbolGraphOptions
 
-    def __init__(self, revision: int = 3) -> None:
+    def __init__(self, revision: int = 4) -> None:
         if revision not in REVISIONS:
-            raise ValueError(f"symbol-graph has revisions 1 to 3, not {revision}")
+            raise ValueError(f"symbol-graph has revisions 1 to 4, not {revision}")
         self.revision = revision
 
     def rank(
@@ -81,7 +84,7 @@ class SymbolGraphProfile:
             return {}
         candidates = tuple(sorted(candidates, key=lambda c: c.node_id))  # scores never depend on input order
         index = SymbolIndex.of(candidates, opts.max_definers, languages=self.revision >= 2)
-        seeds, seed_reasons = seeds_of(index, query)
+        seeds, seed_reasons = seeds_of(index, query, packages=self.revision >= 4)
         if not seeds:
             return {}
         damping = DAMPING[self.revision] if opts.damping is None else opts.damping

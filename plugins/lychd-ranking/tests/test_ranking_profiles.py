@@ -133,6 +133,24 @@ def test_symbol_graph_revision_3_keeps_more_of_the_mass_at_the_seeds() -> None:
     # the same graph: with the damping pinned, the revisions agree
     pinned = SymbolGraphProfile.options_model(damping=85)
     assert SymbolGraphProfile(3).rank(query, candidates, pinned) == older
-    assert SymbolGraphProfile().revision == 3
-    with pytest.raises(ValueError, match="revisions 1 to 3"):
-        SymbolGraphProfile(4)
+    assert SymbolGraphProfile().revision == 4
+    with pytest.raises(ValueError, match="revisions 1 to 4"):
+        SymbolGraphProfile(5)
+
+
+def test_symbol_graph_revision_4_seeds_a_package_named_by_its_directory() -> None:
+    """A query naming ``config`` names the package ``pkg/config/``: revision 4 seeds its
+    ``__init__.py`` (half a named module's weight); revision 3 left it to the links."""
+    candidates = (
+        cand("pkg/config/__init__.py", facts=symbols(["Config"], [])),
+        cand("pkg/main.py", facts=symbols(["Session"], ["Config"])),
+        cand("pkg/other.py", facts=symbols(["Other"], [])),
+    )
+    query, options = RankingQuery("add a flag to the config"), SymbolGraphProfile.options_model()
+    package = "codex:pkg/config/__init__.py:p@1"
+    newer = SymbolGraphProfile(4).rank(query, candidates, options)
+    assert newer[package].value == 10_000
+    assert "package named in the query" in newer[package].reason
+    assert SymbolGraphProfile(3).rank(query, candidates, options) == {}
+    # the package's own name is not enough for a module beside it
+    assert "codex:pkg/other.py:p@1" not in newer
