@@ -128,3 +128,17 @@ def test_a_shared_snapshot_reports_the_facts_the_model_sees() -> None:
     assert "warm capabilities: none" in env_block(orch, "b").text
     assert second.environment == {"capability": "m", "warm": [], "active": []}
     assert second.to_json()["environment"] == second.environment
+
+
+def test_facts_read_from_a_shared_snapshot_are_the_callers_own() -> None:
+    """Changing the ``environment`` an assembly reports from a shared snapshot leaves the
+    snapshot's facts, and so the next assembly's, as they were."""
+    orch = new()
+    grant = Grant(grant_id="g-1", capability_key="m", warm_capability_keys=("w",))
+    orch.assemble(run_id="a", session_id="s", query="q", grant=grant)
+    second = orch.assemble(run_id="b", session_id="s", query="q", grant=grant)
+    assert env_block(orch, "b") is env_block(orch, "a"), "same key: the snapshot is shared"
+    second.environment["warm"].append("edited")
+    second.environment["capability"] = "edited"
+    third = orch.assemble(run_id="c", session_id="s", query="q", grant=grant)
+    assert third.environment == {"capability": "m", "warm": ["w"], "active": []}

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import lychd_core.assembly.stages.rank as rank_stage_module
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.assembly.bounds import assembly_bounds
 from lychd_core.assembly.environment import EnvironmentSnapshots, environment_block
@@ -117,6 +118,23 @@ def test_rank_without_profiles_keeps_the_floor_and_room_excludes_what_is_require
         room,
     )
     assert [p.block for p in ranked.placements] == list(floor.floor.blocks) and ranked.report is None
+
+
+def test_rank_with_profiles_but_nothing_optional_is_what_rank_floor_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With profiles configured but no optional Codex block, the stage returns the floor as
+    ``rank_floor`` would, without building a ranking query."""
+    config = default_config()
+    assert config.ranking.profiles, "the default configuration ranks"
+    floor = projected(block(Layer.CODEX, "a.py", "a" * 100))  # given blocks are required
+    seed = rank_stage_module.ranking_query(config, "q", conversation(2), floor.floor.entries)
+    expected = rank_stage_module.rank_floor(config, get_registry(), seed, floor.floor.entries, floor.facts, 10_000)
+
+    def no_query(*_: object) -> None:
+        raise AssertionError("nothing to rank: no ranking query is built")
+
+    monkeypatch.setattr(rank_stage_module, "ranking_query", no_query)
+    ranked = rank_stage(config, get_registry(), "q", conversation(2), floor, 10_000)
+    assert ranked == expected and ranked.report is None
 
 
 def test_build_graph_reserves_the_required_then_offers_history_newest_first() -> None:

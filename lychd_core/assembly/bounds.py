@@ -12,6 +12,7 @@ from lychd_core.config import Governors, LychdConfig, default_config, parse_conf
 from lychd_core.errors import ContextBudgetExceededError
 from lychd_core.graph import SelectionBounds, TokenBudget
 from lychd_core.graph.budget import MAX_INT
+from lychd_core.tokens import REFERENCE_PIN
 
 NO_TOKEN_BUDGET = "absent: no model window is known, so the character cap alone bounds"
 
@@ -29,7 +30,7 @@ class AssemblyBounds:
     budget: TokenBudget
     """With no known window there is no token budget: the selector gets one of ``MAX_INT``
     tokens, which no count reaches, and ``usable_tokens`` is ``None``."""
-    token_counter: str = "reference"
+    token_counter: str = REFERENCE_PIN
     """The pin of the counter that priced the nodes (``reference``: ceil(chars / chars_per_token))."""
 
     @property
@@ -76,10 +77,16 @@ def with_overrides(
 
 
 def assembly_bounds(
-    config: LychdConfig, grant: Grant | None, window: int | None, reserve_output: int | None
+    config: LychdConfig,
+    grant: Grant | None,
+    window: int | None,
+    reserve_output: int | None,
+    *,
+    token_counter: str = REFERENCE_PIN,
 ) -> AssemblyBounds:
     """The known window (generation profile > spec > caller > config), the effective
-    character cap and the token budget; a reserve >= window refuses first."""
+    character cap and the token budget; a reserve >= window refuses first.
+    ``token_counter``: the pin of the counter that prices the nodes."""
     settings, governors = config.assembly, config.governors
     known = resolve_window(grant.max_context, grant.spec_max_context) if grant else None
     if known is None:
@@ -92,7 +99,9 @@ def assembly_bounds(
         budget = TokenBudget(window=known, reserved_output=reserve, protocol_overhead=overhead)
     else:  # no known window, no token budget: the character governor is the bound (the reference's rule)
         budget = TokenBudget(window=MAX_INT, reserved_output=reserve, protocol_overhead=overhead)
-    return AssemblyBounds(known, reserve, overhead, char_cap, governors.turn_window, governors.chars_per_token, budget)
+    return AssemblyBounds(
+        known, reserve, overhead, char_cap, governors.turn_window, governors.chars_per_token, budget, token_counter
+    )
 
 
 def reserve_required(bounds: AssemblyBounds, parts: dict[str, int], required_tokens: int) -> int:

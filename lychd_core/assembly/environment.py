@@ -7,7 +7,6 @@ key share one snapshot, and only the last referencing run's release evicts it.
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,6 +51,12 @@ def environment_facts(grant: Grant | None) -> dict[str, Any]:
         "warm": [] if grant is None else sorted(grant.warm_capability_keys),
         "active": [] if grant is None else sorted(grant.active_capability_keys),
     }
+
+
+def copied_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """A caller's own copy of :func:`environment_facts`' dict (a string or ``None`` and two
+    lists of strings): changing it cannot change a shared snapshot's facts."""
+    return {"capability": facts["capability"], "warm": list(facts["warm"]), "active": list(facts["active"])}
 
 
 def environment_text(facts: dict[str, Any]) -> str:
@@ -114,7 +119,7 @@ class EnvironmentSnapshots:
         with self._lock:
             existing = self._snapshots.get(environment_key(session_id, grant))
             if existing is not None and existing.block is block:
-                return copy.deepcopy(existing.facts)
+                return copied_facts(existing.facts)
         return environment_facts(grant)
 
     def lease(self, run_id: str, session_id: str, grant: Grant | None, block: Block) -> EnvironmentKey:

@@ -9,7 +9,6 @@ exactly as they were.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
@@ -206,8 +205,8 @@ class ContextOrchestrator:
         config, registry = self.config, self.registry
         role = request.role or config.assembly.role
         counter = self.token_counter()
-        bounds = replace(
-            assembly_bounds(config, request.grant, request.window, request.reserve_output), token_counter=counter.pin
+        bounds = assembly_bounds(
+            config, request.grant, request.window, request.reserve_output, token_counter=counter.pin
         )
         tokens: Tokens = bounds.chars_per_token if counter.pin == REFERENCE_PIN else counter
         continuation_json = request.continuation_json()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from lychd_core.assembly.bounds import AssemblyBounds
 from lychd_core.assembly.nodes import Tokens, room_chars
 from lychd_core.assembly.stages.project import ProjectedFloor
+from lychd_core.blocks import Layer
 from lychd_core.config import LychdConfig
 from lychd_core.history import Message
 from lychd_core.ranking import RankedFloor, rank_floor, ranking_query
@@ -36,5 +37,9 @@ def rank_stage(
 ) -> RankedFloor:
     """The floor as placements (block, required, relevance, exclusive group), ranked and planned."""
     floor = projected.floor
+    if not config.ranking.profiles or not any(p.block.layer is Layer.CODEX and not p.required for p in floor.entries):
+        # nothing to rank, as rank_floor would find: the ranking query (history text,
+        # required paths) is not built for it
+        return RankedFloor(tuple(floor.entries))
     seed = ranking_query(config, query, history, floor.entries)
     return rank_floor(config, registry, seed, floor.entries, projected.facts, room, projected.alternates)
