@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lychd_core.digests import canonical_json
@@ -216,8 +216,39 @@ def attempt(graph: ContextGraph, profile: RoleProfile, budget: TokenBudget, boun
 # --- properties -------------------------------------------------------------------------
 
 
+def doomed_as_a_dependency() -> tuple[Any, ...]:
+    """Found by a random draw: ``k00`` (20 tokens, 2 bytes) is doomed by the byte limit while
+    ``k06``'s closure is walked; by its own turn, last in precedence, the token budget is
+    exceeded too and comes first in check order, so its explanation must name tokens."""
+
+    def node(name: str, content: str = "0", **fields: Any) -> ContextNode:
+        values: dict[str, Any] = {
+            "provenance": Provenance.SYSTEM,
+            "authority": Authority.NON_AUTHORITATIVE,
+            "trust": Trust.UNTRUSTED,
+            "context_class": ContextClass.POLICY,
+            "requirement": Requirement.OPTIONAL,
+            "token_estimate": 1,
+            "priority": 0,
+        }
+        return ContextNode.create(id=name, content=content, **(values | fields))
+
+    nodes = [
+        node("k00", "00", provenance=Provenance.EXTERNAL, token_estimate=20, priority=-1),
+        node("k01", "00"),
+        *(node(f"k{i:02d}") for i in (2, 3, 4, 5)),
+        node("k06", dependencies=["k00", "k01", "k02"]),
+        node("k07", recency=1),
+        *(node(f"k{i:02d}") for i in (8, 9, 10)),
+        node("k11", dependencies=["k00", "k03", "k06"]),
+    ]
+    everyone = RoleProfile("writer", frozenset(ContextClass), frozenset(Provenance), ())
+    return ContextGraph(nodes), everyone, TokenBudget(window=26, reserved_output=0), SelectionBounds(max_bytes=8)
+
+
 @fast
 @given(inputs)
+@example(doomed_as_a_dependency())
 def test_selection_matches_the_naive_reference(case: tuple[Any, ...]) -> None:
     graph = case[0]
     expected, outcome = reference(*case), attempt(*case)

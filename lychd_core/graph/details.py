@@ -59,6 +59,22 @@ def earliest_exceeded(
     return (first, totals) if first in earlier else None
 
 
+def restate_at_turn(
+    outcome: Outcome, arrays: GraphArrays, node: int, state: bytes | bytearray, left: tuple[int, ...], early: set[int]
+) -> None:
+    """Explain ``node``, doomed on its own during another root's walk (one of ``early``), as a
+    probe at its own turn would, with ``left`` remaining: less may remain since, and more of its
+    closure be selected. Its own sizes suffice when they alone exceed the token budget, the
+    first bound in check order."""
+    early.discard(node)
+    own = arrays.own(node)
+    counted = own if own[TOKENS] > left[TOKENS] else closure_totals(arrays, node, state)
+    bound = first_exceeded(counted, left)
+    if bound >= 0:  # always: a doomed closure never fits again
+        outcome.doomed[node] = bound + 1
+        outcome.failures[node] = (counted, left)
+
+
 # Selection states (0 = not selected) and visibility states (0 = visible).
 REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY = 1, 2, 3, 4
 SELECTION_STATES = frozenset({REQUIRED_ROOT, REQUIRED_DEPENDENCY, OPTIONAL_ROOT, OPTIONAL_DEPENDENCY})

@@ -41,6 +41,7 @@ from lychd_core.graph.details import (
     Outcome,
     earliest_exceeded,
     first_exceeded,
+    restate_at_turn,
 )
 from lychd_core.graph.explain import SelectionPlan
 from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph
@@ -108,6 +109,7 @@ class _Selector:
         self.fail_counted: tuple[int, ...] = ()
         self.fail_doomed = -1
         """The already doomed node the probe ran into, if that is why it failed."""
+        self.early: set[int] = set()  # doomed on their own in another root's walk: restated at their turn
 
         def limit(value: int | None) -> int:
             return UNBOUNDED if value is None else value
@@ -139,6 +141,8 @@ class _Selector:
         self._admit_required(sorted(required, key=lambda i: precedence_key(nodes[i])))
         if not self._spent():
             self._admit_optional()
+        for node in sorted(self.early):  # not reached by the loop: their turn is the final state
+            restate_at_turn(self.outcome, self.arrays, node, self.mark, self.snapshot, self.early)
         self.outcome.final = tuple(self.remaining)
         self.outcome.state[:] = self.mark.translate(_SELECTION_ONLY)
         return self._plan()
@@ -155,10 +159,11 @@ class _Selector:
         alternatives = self.arrays.alternatives
         for root in self.graph.optional_candidates():
             if mark[root]:
+                if root in self.early:  # doomed in another root's walk: explained as of now, its turn
+                    restate_at_turn(outcome, self.arrays, root, mark, self.snapshot, self.early)
                 continue
             if tokens[root] > remaining[TOKENS]:
-                # Too big on its own, the common failure (tokens come first in the check
-                # order): doomed without a walk, inline for speed.
+                # Too big on its own, the common failure (tokens come first): doomed without a walk, inline.
                 mark[root], doomed[root] = CLOSED, TOKENS + 1
                 failures[root] = (None, self.snapshot)
                 continue
@@ -312,6 +317,7 @@ class _Selector:
         own = self.arrays.own(node)
         if len(path) > 1 and own[bound] > remaining[bound] and not self.outcome.doomed[node]:
             self._doom(node, first_exceeded(own, remaining), counted=own)
+            self.early.add(node)
         self.fail_path, (self.fail_bound, self.fail_counted) = path, self._earliest_bound(path[0], bound, counted)
 
     def _earliest_bound(self, root: int, bound: int, counted: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -347,6 +353,7 @@ class _Selector:
                     self._doom_path(self.fail_path)
                 else:
                     self._doom(node, self.fail_bound)
+                    self.early.add(node)
                 deepest, low = middle, middle + 1
         return deepest
 
