@@ -49,8 +49,8 @@ from lychd_core.assembly.nodes import history_nodes_within
 from lychd_core.compression import validate_proposals
 from lychd_core.config import LychdConfig, PluginPin, default_config
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
+from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.graph import ContextGraph, ContextNode, TokenBudget, select
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.registry import get_registry
 from lychd_core.roles import RoleProfile
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust

@@ -36,9 +36,9 @@ from lychd_core.errors import (
     UnselectedSourceError,
 )
 from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
+from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.graph import ContextGraph, ContextNode, SelectionPlan, visible
 from lychd_core.graph.details import ExplanationMap
-from lychd_core.graph.gcpause import cyclic_gc_paused
 from lychd_core.labels import PrivatizationLabel
 from lychd_core.vocabulary import ContextClass, OmissionReason
 

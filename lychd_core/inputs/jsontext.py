@@ -10,14 +10,12 @@ are not UTF-8. The caller names the error type, so each input keeps its own erro
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from lychd_core.errors import LychdError
+from lychd_core.gcpause import cyclic_gc_paused
 
 MAX_DEPTH = 200
 """Deepest nesting of arrays and objects accepted; real inputs stay far below it."""
@@ -46,25 +44,6 @@ def _constant(name: str) -> Any:
 
 def _no_float(text: str) -> Any:
     raise _Refused(f"floats are not allowed here (got {text[:40]}); use integers")
-
-
-@contextmanager
-def no_collection_while_parsing() -> Iterator[None]:
-    """Keep the cyclic collector out of a recursive parse of hostile text.
-
-    A deeply nested input drives ``json``/``tomllib`` to the interpreter's recursion limit
-    (the RecursionError is caught and refused); a collection started there would run other
-    objects' finalizers with no stack left, and their RecursionError escapes as an
-    "Exception ignored" message (pytest fails on it). The parser's own objects need no
-    collector, so nothing is deferred but foreign garbage, collected after the parse.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
@@ -128,7 +107,10 @@ def parse_json(
         except UnicodeDecodeError as exc:
             raise error(f"{source}: not UTF-8 (invalid byte at offset {exc.start}); re-encode it as UTF-8") from None
     try:
-        with no_collection_while_parsing():
+        # Deep input drives the parser to the recursion limit (refused below); a collection
+        # started there would run other objects' finalizers with no stack left, and their
+        # RecursionError escapes as "Exception ignored". The parser's own objects need none.
+        with cyclic_gc_paused():
             value = json.loads(
                 text,
                 object_pairs_hook=_object,

@@ -6,13 +6,14 @@ import tomllib
 from typing import Any
 
 from lychd_core.errors import LychdError
-from lychd_core.inputs.jsontext import MAX_DEPTH, depth_of, no_collection_while_parsing
+from lychd_core.gcpause import cyclic_gc_paused
+from lychd_core.inputs.jsontext import MAX_DEPTH, depth_of
 
 
 def parse_toml(text: str, *, source: str, error: type[LychdError]) -> dict[str, Any]:
     """Parse TOML text; ``error`` names ``source`` and what was wrong."""
     try:
-        with no_collection_while_parsing():
+        with cyclic_gc_paused():  # as in parse_json: no finalizers run at the recursion limit
             data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{source}: malformed TOML: {exc}") from None

@@ -24,7 +24,7 @@ from lychd_core.errors import (
     StoreClosedError,
     StoreConnectionError,
 )
-from lychd_core.graph.gcpause import cyclic_gc_paused
+from lychd_core.gcpause import cyclic_gc_paused
 from lychd_core.memory.codec import stored_record, stored_row
 from lychd_core.memory.index import MemoryIndex
 from lychd_core.memory.plan import RetrievalPlan

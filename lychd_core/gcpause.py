@@ -2,8 +2,10 @@
 
 Records, nodes and their tuples and arrays are acyclic, so reference counting frees
 them; but every full cyclic collection re-traverses every object built so far, which
-makes bulk loads and selection over large graphs grow faster than linearly. The pause
-is scoped and restores the previous state.
+makes bulk loads and selection over large graphs grow faster than linearly. The strict
+JSON and TOML readers pause it too, for correctness: a collection started while a deeply
+nested input holds the parser at the recursion limit would run other objects' finalizers
+with no stack left. The pause is scoped and restores the previous state.
 """
 
 from __future__ import annotations
