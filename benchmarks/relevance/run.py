@@ -277,43 +277,36 @@ def gold_ranks(data: dict, gold: list[str]) -> dict[str, int | None]:
     return ranks
 
 
-def full_view_recall(row: dict) -> float | None:
-    """Share of gold files shown whole: lychd's full projection, aider's definitions, BM25's outline."""
-    gold = row.get("gold") or []
-    if not gold:
-        return None
-    if "gold_views" in row:
-        return sum(1 for g in gold if row["gold_views"].get(g) == "full") / len(gold)
-    if "found_with_defs" in row:
-        return len(row["found_with_defs"]) / len(gold)
-    if row.get("system") == "bm25":
-        return len(row.get("found", [])) / len(gold)
-    nodes = row.get("gold_nodes")
-    if isinstance(nodes, dict):
-        return sum(1 for g in gold if view_of(nodes.get(g)) == "full") / len(gold)
-    return None
-
-
 DEFINITION_VIEWS = frozenset({"full", "outline", "signatures"})
 """Views that show every definition of a file with its parameters (``names`` shows names only)."""
 
 
-def definitions_recall(row: dict) -> float | None:
-    """Share of gold files shown with their definitions: lychd's full projection, outline or
-    signatures; aider's files listed with definition lines; BM25's outlines."""
+def recall_in_views(row: dict, views: frozenset[str]) -> float | None:
+    """Share of gold files lychd shows in one of ``views``; for the peers, aider's files listed
+    with definition lines and BM25's outlines (each peer has one view)."""
     gold = row.get("gold") or []
     if not gold:
         return None
     if "gold_views" in row:
-        return sum(1 for g in gold if row["gold_views"].get(g) in DEFINITION_VIEWS) / len(gold)
+        return sum(1 for g in gold if row["gold_views"].get(g) in views) / len(gold)
     if "found_with_defs" in row:
         return len(row["found_with_defs"]) / len(gold)
     if row.get("system") == "bm25":
         return len(row.get("found", [])) / len(gold)
     nodes = row.get("gold_nodes")
     if isinstance(nodes, dict):
-        return sum(1 for g in gold if view_of(nodes.get(g)) in DEFINITION_VIEWS) / len(gold)
+        return sum(1 for g in gold if view_of(nodes.get(g)) in views) / len(gold)
     return None
+
+
+def full_view_recall(row: dict) -> float | None:
+    """Share of gold files shown whole: lychd's full projection, aider's definitions, BM25's outline."""
+    return recall_in_views(row, frozenset({"full"}))
+
+
+def definitions_recall(row: dict) -> float | None:
+    """Share of gold files shown with their definitions: full projection, outline or signatures."""
+    return recall_in_views(row, DEFINITION_VIEWS)
 
 
 def acc_at_1(row: dict) -> float | None:
