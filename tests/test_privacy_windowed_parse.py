@@ -1,10 +1,12 @@
 """The verifier's parser reads a text a window of whole lines at a time and keeps only the distinct
 values; against the whole-text parse it replaced it gives the same records, items, owners (in their
 order of first appearance) and the same refusal, whatever the window. ``SubstringSet`` answers alike
-whatever order its needles come in."""
+whatever order its needles come in; a projection's digest taken a window of text at a time is the
+digest of its whole canonical encoding."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import chain
 from operator import itemgetter
 
@@ -12,9 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lychd_core.digests import json_digest
 from lychd_core.errors import CutRefused
-from lychd_core.privacy import ClosedVocabulary, grammar
-from lychd_core.privacy.grammar import FieldSpec, RecordGrammar, parse_text
+from lychd_core.labels import PrivacyClass, PrivatizationLabel
+from lychd_core.privacy import CallProjection, ClosedVocabulary, grammar
+from lychd_core.privacy import projection as projection_module
+from lychd_core.privacy.grammar import FieldSpec, ParsedText, RecordGrammar, check_owners, parse_text
 from lychd_core.privacy.matching import SubstringSet
 
 GRAMMAR = RecordGrammar(name="g@1", fields=(FieldSpec("a", "k"), FieldSpec("b", "k", optional=True)))
@@ -80,3 +85,37 @@ def test_a_bounded_set_that_left_nothing_out_answers_for_any_text() -> None:
     matcher = SubstringSet(["ab", "b"], longest_haystack=2)
     assert matcher.occurs_in("xxxxab") and matcher.occurs_in_any(["xxxxxx", "xxab"])
     assert not SubstringSet(["long-owner"], longest_haystack=3).occurs_in_any(["abc"])
+
+
+LABEL = PrivatizationLabel(privacy_class=PrivacyClass.PRIVATE, weight=0, lineage_known=True)
+ANY_TEXT = st.lists(
+    st.sampled_from(["a", '"', "\\", "\n", "\x00", "\x1f", "é", "\u2028", "\ud800", "😀", '"text":""}']), max_size=12
+).map("".join)
+
+
+def outcome(compute: Callable[[], str]) -> tuple[str, str]:
+    try:
+        return ("digest", compute())
+    except (TypeError, ValueError) as error:  # a lone surrogate: the same refusal either way
+        return ("refused", type(error).__name__)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ANY_TEXT, min_size=1, max_size=3), st.integers(min_value=1, max_value=7))
+def test_a_projection_digest_taken_by_windows_is_the_whole_encoding_digest(texts: list[str], window: int) -> None:
+    projection = CallProjection.of_texts("artifacts", texts, LABEL)
+    expected = outcome(lambda: json_digest(projection.to_json()))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(projection_module, "_DIGEST_CHARS", window)
+        assert outcome(lambda: CallProjection.of_texts("artifacts", texts, LABEL).digest) == expected
+
+
+def test_the_longest_listed_item_bounds_the_owner_trie_and_a_longer_item_is_never_missed() -> None:
+    assert (VOCABULARY.longest("k"), VOCABULARY.longest("unlisted")) == (2, 0)
+    # hand-built texts: ``parse_text`` would refuse these unlisted items; the owner check must not miss them
+    fits = ParsedText((("zz-own-zz", "-", "own"),), frozenset({"zz-own-zz"}), frozenset({"own"}))
+    with pytest.raises(CutRefused, match="appears as or inside a public item"):
+        check_owners([fits], GRAMMAR, VOCABULARY)
+    left_out = ParsedText((("zz-long-owner-value", "-", "long-owner-value"),), frozenset({"zz-long-owner-value"}))
+    with pytest.raises(ValueError, match="this set was built for"):
+        check_owners([left_out], GRAMMAR, VOCABULARY)
