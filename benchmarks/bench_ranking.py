@@ -3,7 +3,7 @@
 A synthetic tree: each file's outline names a class and four methods from a shared
 vocabulary, its ``symbols`` facts define them and reference twelve names defined in
 other files, and its path sits in one of forty packages. The query names two
-identifiers and a few words. Times ``rank`` (lexical@1 x2 + symbol-graph@4 x1, as in
+identifiers and a few words. Times ``rank`` (lexical@2 x2 + symbol-graph@4 x1, as in
 profiles/default.toml).
 
 Both trees are built before anything is timed, and the sizes are timed in turn, round
@@ -65,7 +65,7 @@ def tree(files: int, seed: int = 7) -> tuple[RankingCandidate, ...]:
 
 
 PROFILES = [
-    WeightedProfile("lexical@1", 2, LexicalProfile(), LexicalProfile.options_model()),
+    WeightedProfile("lexical@2", 2, LexicalProfile(), LexicalProfile.options_model()),
     WeightedProfile("symbol-graph@4", 1, SymbolGraphProfile(), SymbolGraphProfile.options_model()),
 ]
 

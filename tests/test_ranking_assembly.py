@@ -14,7 +14,7 @@ from lychd_core.errors import LychdError
 from lychd_core.projection.materials import MaterialRef
 from tests.test_cli_assemble import lychd
 
-RANKING = {"profiles": [{"name": "lexical", "revision": 1, "weight": 2}, {"name": "symbol-graph", "revision": 4}]}
+RANKING = {"profiles": [{"name": "lexical", "revision": 2, "weight": 2}, {"name": "symbol-graph", "revision": 4}]}
 
 
 def config(char_cap: int = 96_000, ranking: dict[str, Any] | None = RANKING) -> Any:
@@ -88,7 +88,7 @@ def test_a_large_relevant_file_falls_back_to_a_coarser_view_explained(tmp_path: 
     assert row["resolution_note"].startswith(
         f"{row['resolution']} only: the full projection needs {len(outline.text):,}"
     )
-    assert data["entries"][0]["components"]["lexical@1"] > 0
+    assert data["entries"][0]["components"]["lexical@2"] > 0
     full_explanation = tight.plan.explanations["L2:codex:pkg/zcookies.py:structure.python@1"]
     assert not full_explanation.selected
 
@@ -102,7 +102,7 @@ def test_an_unknown_ranking_profile_is_a_typed_refusal(tmp_path: Path) -> None:
 
 def test_a_ranking_profile_listed_twice_is_a_config_error() -> None:
     with pytest.raises(LychdError, match="more than once"):
-        config(ranking={"profiles": [{"name": "lexical", "revision": 1}, {"name": "lexical", "revision": 1}]})
+        config(ranking={"profiles": [{"name": "lexical", "revision": 2}, {"name": "lexical", "revision": 2}]})
 
 
 def test_assemble_shows_rank_score_and_reason(tmp_path: Path) -> None:
@@ -114,10 +114,10 @@ def test_assemble_shows_rank_score_and_reason(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     first = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("1 "))
     assert first.split()[:5] == ["1", "full", first.split()[2], "10,000", "pkg/zcookies.py"]
-    assert "matched" in first and "lexical@1" not in result.stdout
+    assert "matched" in first and "lexical@2" not in result.stdout
     assert "files ranked for the query by lexical and symbol-graph" in result.stdout
     explained = lychd(*result.args[3:], "--explain")
-    assert "rank 1, score 10,000" in explained.stdout and "lexical@1: matched" in explained.stdout
+    assert "rank 1, score 10,000" in explained.stdout and "lexical@2: matched" in explained.stdout
 
 
 def test_lychd_rank_lists_candidates_without_assembling(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_lychd_rank_lists_candidates_without_assembling(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["ranked"] and data["entries"][0]["path"] == "pkg/zcookies.py"
-    assert set(data["entries"][0]["components"]) == {"lexical@1", "symbol-graph@4"}
+    assert set(data["entries"][0]["components"]) == {"lexical@2", "symbol-graph@4"}
     assert not (tmp_path / ".lychd" / "memory.sqlite3").exists()
 
 

@@ -50,7 +50,7 @@ def cand(path: str, text: str, facts: Any = None) -> RankingCandidate:
 
 CANDIDATES = (cand("pkg/a.py", "def alpha(): ..."), cand("pkg/b.py", "def beta(): ..."))
 REAL = [
-    WeightedProfile("lexical@1", 2, LexicalProfile(), LexicalProfile.options_model()),
+    WeightedProfile("lexical@2", 2, LexicalProfile(), LexicalProfile.options_model()),
     WeightedProfile("symbol-graph@4", 1, SymbolGraphProfile(), SymbolGraphProfile.options_model()),
 ]
 
@@ -119,7 +119,7 @@ def test_an_empty_query_is_refused_and_explained(query: str) -> None:
     # The fallback still lists every candidate, in the unranked (node id) order, scored 0.
     assert [e.node_id for e in report.entries] == sorted(c.node_id for c in CANDIDATES)
     assert [e.rank for e in report.entries] == list(range(1, len(CANDIDATES) + 1))
-    assert all(e.score == 0 and set(e.components) == {"lexical@1", "symbol-graph@4"} for e in report.entries)
+    assert all(e.score == 0 and set(e.components) == {"lexical@2", "symbol-graph@4"} for e in report.entries)
     assert all(report.relevance(c.node_id) == 0 for c in CANDIDATES)
 
 

@@ -21,7 +21,7 @@ from lychd_core.roles import RoleProfile
 SCHEMA_VERSION = 1
 MAX_CONFIG_BYTES = 1 << 20
 DEFAULT_RANKING = (
-    {"name": "lexical", "revision": 1, "weight": 3, "options": {"path_weight": 5}},
+    {"name": "lexical", "revision": 2, "weight": 3, "options": {"path_weight": 5}},
     {"name": "symbol-graph", "revision": 4, "weight": 2},
 )
 

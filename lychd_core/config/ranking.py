@@ -38,7 +38,7 @@ class RankingConfig(BaseModel):
     profiles: list[RankingPin] = Field(
         default_factory=list,
         description="Ranking profiles combined by weight; empty keeps today's order (authority, priority, path).",
-        examples=[[{"name": "lexical", "revision": 1, "weight": 2}]],
+        examples=[[{"name": "lexical", "revision": 2, "weight": 2}]],
     )
     resolutions: bool = Field(
         default=True,

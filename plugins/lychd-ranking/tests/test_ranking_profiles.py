@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lychd_ranking import LexicalProfile, SymbolGraphProfile
 from lychd_ranking.graph import SymbolIndex, module_names, pagerank, seeds_of
 
@@ -154,3 +156,62 @@ def test_symbol_graph_revision_4_seeds_a_package_named_by_its_directory() -> Non
     assert SymbolGraphProfile(3).rank(query, candidates, options) == {}
     # the package's own name is not enough for a module beside it
     assert "codex:pkg/other.py:p@1" not in newer
+
+
+def vague_tree() -> tuple[RankingCandidate, ...]:
+    return (
+        cand("pkg/a.py", "make the thing", symbols(["FlushBuffer"], [])),
+        cand("pkg/b.py", "make the thing work", symbols(["FlushBuffer", "Other"], [])),
+        cand("pkg/c.py", "def go(): ...", symbols(["go"], ["flush_buffer"])),
+        cand("pkg/d.py", "def stop(): ...", symbols(["stop"], ["print"])),
+    )
+
+
+def test_lexical_revision_2_expands_a_vague_query_with_the_best_files_names() -> None:
+    candidates, options = vague_tree(), LexicalProfile.options_model()
+    before = LexicalProfile(1).rank(RankingQuery("make thing"), candidates, options)
+    after = LexicalProfile(2).rank(RankingQuery("make thing"), candidates, options)
+    # a.py and b.py score alike (no file stands out): what they define expands the query
+    assert "codex:pkg/c.py:p@1" not in before
+    assert 0 < after["codex:pkg/c.py:p@1"].value < after["codex:pkg/b.py:p@1"].value
+    assert "flush" in after["codex:pkg/c.py:p@1"].reason
+    assert "codex:pkg/d.py:p@1" not in after
+
+
+def test_lexical_revision_2_does_not_expand_when_the_best_file_stands_out() -> None:
+    candidates = (*vague_tree(), cand("pkg/e.py", "make make thing thing thing special", symbols(["Special"], [])))
+    query, options = RankingQuery("make thing special"), LexicalProfile.options_model()
+    assert LexicalProfile(2).rank(query, candidates, options) == LexicalProfile(1).rank(query, candidates, options)
+    off = LexicalProfile.options_model(feedback_weight=0)
+    vague = RankingQuery("make thing")
+    assert LexicalProfile(2).rank(vague, candidates, off) == LexicalProfile(1).rank(vague, candidates, off)
+
+
+def test_lexical_revisions() -> None:
+    assert LexicalProfile().revision == 2
+    with pytest.raises(ValueError, match="revisions 1 and 2"):
+        LexicalProfile(3)
+
+
+WORDS = ["make", "thing", "flush", "buffer", "reset", "writer", "time", "type"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(st.sampled_from(WORDS), max_size=6), st.lists(st.sampled_from(WORDS), max_size=3)),
+        min_size=1,
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+)
+def test_lexical_revision_2_without_feedback_weight_is_revision_1(
+    files: list[tuple[list[str], list[str]]], query: list[str]
+) -> None:
+    candidates = tuple(
+        cand(f"pkg/f{i}.py", " ".join(text), symbols([w.capitalize() + "Name" for w in defines], text))
+        for i, (text, defines) in enumerate(files)
+    )
+    q = RankingQuery(" ".join(query))
+    off = LexicalProfile.options_model(feedback_weight=0)
+    assert LexicalProfile(2).rank(q, candidates, off) == LexicalProfile(1).rank(q, candidates, off)
