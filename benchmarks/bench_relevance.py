@@ -47,7 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def cause(entry: Any, plan: ViewPlan | None) -> str:
     """Why a ranked file is not in its full view, from the plan: ``scored 0``, ``larger than
     the room``, ``room to worse-ranked files`` (their views take at least what its full view
-    lacked) or ``ranked too low`` (the better-ranked files' views took the room)."""
+    lacked; ``..., better-ranked files short too`` when a better-ranked scored file is also
+    below its full view, so the ranking's order would give that room to it first) or
+    ``ranked too low`` (the better-ranked files' views took the room)."""
     index = entry.rank - 1
     if entry.score == 0:
         return "scored 0"
@@ -56,7 +58,10 @@ def cause(entry: Any, plan: ViewPlan | None) -> str:
     (need, left), (before, after) = plan.short[index], plan.spent[index]
     if need > left + before + after:
         return "larger than the room"
-    return "room to worse-ranked files" if after >= need - left else "ranked too low"
+    if after < need - left:
+        return "ranked too low"
+    short_above = any(i < index and plan.chosen[i] != 0 for i in plan.short if i not in plan.unscored)
+    return "room to worse-ranked files" + (", better-ranked files short too" if short_above else "")
 
 
 def assemble(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.ranking.plan import plan_views, view_relevance
+from lychd_core.ranking.plan import plan_views, view_relevance, view_weight
 
 # A file's views, finest first, each strictly smaller than the one before.
 views = st.lists(st.integers(1, 5_000), min_size=1, max_size=3, unique=True).map(lambda v: sorted(v, reverse=True))
@@ -87,7 +87,9 @@ def test_value_per_character_decides() -> None:
     assert plan.chosen == [0, 2, 1, 0] and plan.leftover == {3: 190}
     # value per character: the second file whole (300 characters) buys more than the top file's full
     # outline (5,000), so the top file takes its signatures in what is left...
-    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_000).chosen == [1, 0]
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 4_999).chosen == [1, 0]
+    # ...unless the room the second file's view takes would hold the top file's full outline: ranking first
+    assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_000).chosen == [0, None]
     # ...and its full outline as soon as the room holds both
     assert plan_views([[5_000, 600], [300]], [10_000, 10_000], 5_300).chosen == [0, 0]
 
@@ -171,3 +173,44 @@ def test_the_rank_discount_is_squared() -> None:
     # upgrade 8,000 x 70% / 900 = 6.2: the upgrade first
     plan = plan_views([[1_000, 100], [1_000, 100]], [8_000, 8_000], 1_000, [["full", "names"]] * 2)
     assert plan.chosen == [0, None]
+
+
+def test_a_worse_ranked_file_gives_up_a_finer_view_the_better_ranked_file_could_hold() -> None:
+    # Ranked 10th and 11th, same score: the 10th's signatures (10 characters) are the cheapest buy, then
+    # value per character prefers the 11th's full view (1,000, the 10th's would add 990). The 10th's full
+    # view fits in the room the 11th's took, so the ranking's order wins: the 10th whole, the 11th nothing.
+    sizes = [[100_000]] * 9 + [[1_000, 10], [1_000, 500]]
+    assert plan_views(sizes, [100] * 11, 1_010).chosen == [None] * 9 + [0, None]
+
+
+named_files = st.lists(
+    st.tuples(views, st.integers(0, 10_000), st.sampled_from(["outline", "signatures", "names", "other"])),
+    min_size=1,
+    max_size=12,
+).map(lambda found: sorted(found, key=lambda f: -f[1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(named_files, st.integers(0, 40_000))
+def test_no_worse_ranked_file_holds_a_finer_view_in_room_a_better_ranked_file_could_use(
+    found: list[tuple[list[int], int, str]], room: int
+) -> None:
+    """For scored files X ranked above Y: if Y's planned view is worth more than X's (X's worth 0 with
+    none), X's smallest view worth at least as much, less what X's own view holds, does not fit in what
+    the scored files left plus Y's view: the room went down the ranking only where it could not buy that
+    view of a better-ranked file."""
+    sizes, scores = [f[0] for f in found], [f[1] for f in found]
+    names = [["full", f[2], "names"][: len(f[0])] for f in found]
+    chosen = plan_views(sizes, scores, room, names).chosen
+    worth = [[view_weight(n[level], level) for level in range(len(n))] for n in names]
+    scored = [i for i, s in enumerate(scores) if s]
+    left = room - sum(sizes[i][c] for i in scored if (c := chosen[i]) is not None)
+    for x in scored:
+        has = 0 if chosen[x] is None else worth[x][chosen[x]]
+        held = 0 if chosen[x] is None else sizes[x][chosen[x]]
+        for y in (y for y in scored if y > x and chosen[y] is not None):
+            level = chosen[y]
+            assert level is not None
+            if worth[y][level] > has:
+                as_fine = [size for size, w in zip(sizes[x], worth[x], strict=True) if w >= worth[y][level]]
+                assert all(size - held > left + sizes[y][level] for size in as_fine), (x, y)

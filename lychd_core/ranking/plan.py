@@ -14,6 +14,13 @@ view per file by what each character buys:
   and a coarse view of a file further down is bought only while it buys more than
   upgrading a better-ranked file would: the map of coarse views is sized by what it
   buys, not by a fixed share;
+- then the ranking's order is enforced where value per character went against it: while a
+  scored file holds a view worth more than that of a better-ranked file, and the better-ranked
+  file's cheapest view worth as much fits in what is left plus the room that view takes, the
+  worse-ranked file's view is given up, the better-ranked file takes it, and the greedy refills
+  what is left. So when the plan is done, no file ranked below X holds a view finer than X's
+  in room that would have held a view of X as fine (the room went down the ranking only where
+  it could not buy that view of a better-ranked file);
 - files no profile scored (score 0) get views only afterwards, in the room every scored
   file left, so a file the query gave no score never takes room a scored file could use;
   nothing tells them apart, so the smallest go first (most files whole for the room),
@@ -79,7 +86,7 @@ def plan_views(
     for index, views in enumerate(sizes):
         named = names[index] if names else default
         worth.append([view_weight(named[level] if level < len(named) else "", level) for level in range(len(views))])
-    left = _spend_by_value(sizes, scores, worth, chosen, max(room, 0))
+    left = _keep_rank_order(sizes, scores, worth, chosen, _spend_by_value(sizes, scores, worth, chosen, max(room, 0)))
     plan.unscored.extend(
         sorted((i for i, s in enumerate(scores) if s <= 0), key=lambda i: (sizes[i][0] if sizes[i] else 0, i))
     )
@@ -142,6 +149,62 @@ def _spend_by_value(
         if follow is not None:
             heapq.heappush(heap, (-follow[0], index, follow[1]))
     return left
+
+
+def _keep_rank_order(
+    sizes: Sequence[Sequence[int]], scores: Sequence[int], worth: list[list[int]], chosen: list[int | None], left: int
+) -> int:
+    """Exchange views until no worse-ranked file holds one that would have paid for as fine a
+    view of a better-ranked file; returns the room left. Each exchange makes a file finer and
+    only files ranked below it coarser (the greedy's refill only adds), so the loop ends."""
+    while (exchange := outranked(sizes, scores, worth, chosen, left)) is not None:
+        better, finer, worse = exchange
+        current, given_up = chosen[better], chosen[worse]
+        assert given_up is not None  # outranked only names a worse-ranked file holding a view
+        held = 0 if current is None else sizes[better][current]
+        left += sizes[worse][given_up] - (sizes[better][finer] - held)
+        chosen[worse], chosen[better] = None, finer
+        left = _spend_by_value(sizes, scores, worth, chosen, left)
+    return left
+
+
+def outranked(
+    sizes: Sequence[Sequence[int]],
+    scores: Sequence[int],
+    worth: list[list[int]],
+    chosen: Sequence[int | None],
+    left: int,
+) -> tuple[int, int, int] | None:
+    """The first scored file (best-ranked) that could hold a view as fine as a worse-ranked
+    scored file's in what is left plus that file's view: (its index, the level it would take,
+    the worse-ranked file, the worst-ranked such); ``None`` when there is none. Linear in the
+    files times the distinct worths: per worth, the largest view of that worth further down."""
+    scored = [i for i, s in enumerate(scores) if s > 0]
+    held = {i: (worth[i][c], sizes[i][c]) for i in scored if (c := chosen[i]) is not None}
+    largest: dict[int, int] = {}  # worth -> the largest planned view of that worth below the file
+    below: dict[int, dict[int, int]] = {}
+    for i in reversed(scored):
+        below[i] = dict(largest)
+        if i in held:
+            largest[held[i][0]] = max(largest.get(held[i][0], 0), held[i][1])
+    for x in scored:
+        has, size = held.get(x, (0, 0))
+        costs = {w: _cheapest(sizes[x], worth[x], w) for w in below[x] if w > has}
+        fits = {w: level for w, level in costs.items() if level is not None}
+        if not any(sizes[x][level] - size <= left + below[x][w] for w, level in fits.items()):
+            continue
+        for y in reversed(scored):  # the worst-ranked file whose view makes room enough
+            if y > x and y in held and held[y][0] in fits:
+                level = fits[held[y][0]]
+                if sizes[x][level] - size <= left + held[y][1]:
+                    return x, level, y
+    return None
+
+
+def _cheapest(views: Sequence[int], worths: Sequence[int], at_least: int) -> int | None:
+    """The level of the smallest view worth at least ``at_least`` (``None``: none is)."""
+    levels = [level for level, w in enumerate(worths) if w >= at_least]
+    return min(levels, key=lambda level: (views[level], level)) if levels else None
 
 
 def view_relevance(
