@@ -67,6 +67,14 @@ class ClosedVocabulary:
         """The items of one kind; a kind the file does not list is empty (nothing passes)."""
         return self.kinds.get(kind, frozenset())
 
+    def longest(self, kind: str) -> int:
+        """Characters in the longest item of one kind (0 for a kind the file does not list)."""
+        return self._longest.get(kind, 0)
+
+    @cached_property
+    def _longest(self) -> dict[str, int]:
+        return {kind: max(map(len, items), default=0) for kind, items in self.kinds.items()}
+
     def all_items(self) -> frozenset[str]:
         """Every item of every kind (computed once: the vocabulary is immutable)."""
         return self._all_items

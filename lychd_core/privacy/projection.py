@@ -7,13 +7,20 @@ call always has the same digest.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from lychd_core.digests import json_digest
+from lychd_core.digests import DIGEST_PREFIX, canonical_json, json_digest, orjson_canonical
 from lychd_core.labels import PrivatizationLabel, join_labels, label_from_json
+
+_DIGEST_CHARS = 1 << 16
+"""Characters of a text encoded at once while its projection's digest is taken."""
+_TEXT_SLOT = b'"text":""}'
+"""An item's empty text at its end (keys sorted: key, label, section, text); a quote inside a
+string is escaped, so these bytes stand only where an item ends."""
 
 Section = Literal["blocks", "history", "continuation", "query", "tools", "artifacts"]
 PROJECTION_SCHEMA = "CallProjection@1"
@@ -88,7 +95,7 @@ class CallProjection:
     @cached_property
     def digest(self) -> str:
         """Digest of the canonical JSON; computed once (the projection is immutable)."""
-        return json_digest(self.to_json())
+        return _streamed_digest(self.items) or json_digest(self.to_json())
 
     @property
     def label(self) -> PrivatizationLabel:
@@ -112,3 +119,25 @@ class CallProjection:
         return CallProjection(
             tuple(ProjectionItem(i.section, i.key, t, i.label) for i, t in zip(self.items, texts, strict=True))
         )
+
+
+def _streamed_digest(items: Sequence[ProjectionItem]) -> str | None:
+    """:func:`json_digest` of a projection, its texts encoded and hashed a window at a time: the
+    canonical bytes of a 10 MB text were allocated whole, faulted in and freed at every digest
+    (11 ms against 7). JSON escapes each character alone, so the windows' encodings joined are the
+    text's. None where orjson refuses a window (a lone surrogate): the caller encodes it whole."""
+    skeleton = {"schema": PROJECTION_SCHEMA, "items": [{**item.to_json(), "text": ""} for item in items]}
+    pieces = canonical_json(skeleton).split(_TEXT_SLOT)
+    if len(pieces) != len(items) + 1:
+        return None
+    hasher = hashlib.sha256(pieces[0])
+    for item, after in zip(items, pieces[1:], strict=True):
+        hasher.update(b'"text":"')
+        for start in range(0, len(item.text), _DIGEST_CHARS):
+            encoded = orjson_canonical(item.text[start : start + _DIGEST_CHARS])
+            if encoded is None:
+                return None
+            hasher.update(memoryview(encoded)[1:-1])  # without its quotes
+        hasher.update(b'"}')
+        hasher.update(after)
+    return DIGEST_PREFIX + hasher.hexdigest()

@@ -126,13 +126,13 @@ class ReversibleClosedDiagnosticProfile(ClosedDiagnosticProfile):
             missing = item_owners - tokens.keys()
             if missing:
                 raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, f"{len(missing)} owner value(s) have no token")
-            owners |= item_owners
+            owners.update(item_owners)
             count += records
             texts.append(_SLOT.sub(lambda match: f" owner={tokens[match.group(1)]}\n", item.text))
         if any(TOKEN_RE.fullmatch(token) is None for token in tokens.values()):
             raise CutRefused(CutReason.RECONSTRUCTION_MISMATCH, "a token is not lease-token shaped")
         # tokens are random; only the text around them must be free of owner values
-        _check_no_leak([TOKEN_RE.sub("", text) for text in texts], frozenset(owners), vocabulary)
+        _check_no_leak([TOKEN_RE.sub("", text) for text in texts], owners, vocabulary)
         candidate = source.replaced(texts)
         policy = cut_policy_digest(self.pin, checked, GRAMMAR, vocabulary)
         return censored_with_receipt(source, candidate, plan, chain, self.pin, policy, "pseudonymize", count)

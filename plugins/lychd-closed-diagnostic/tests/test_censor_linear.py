@@ -8,7 +8,9 @@ item). These inputs now finish with their typed outcome; a quadratic path would 
 from __future__ import annotations
 
 import pytest
-from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions, censor_texts, owner_spans
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lychd_closed_diagnostic import PROFILE, ClosedDiagnosticOptions, censor, censor_texts, owner_spans
 
 from lychd_core.errors import CutReason, CutRefused
 from lychd_core.labels import PrivacyClass, PrivatizationLabel
@@ -95,3 +97,16 @@ def test_one_owner_hidden_among_twenty_thousand_items_is_still_found() -> None:
     source = CallProjection.of_texts("artifacts", [text.replace("owner=ep1999", "owner=own-x")], LABEL)
     texts, redacted = censor_texts(source, vocab)
     assert redacted == count and "own" not in texts[0].replace("owner=", "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["x", " ", " owner=", "owner=", "\n", "<redacted>", "é", "a b"]), max_size=30),
+    st.integers(min_value=1, max_value=9),
+)
+def test_windowed_redaction_equals_one_substitution(parts: list[str], window: int) -> None:
+    """The censor redacts a window of whole lines at a time; joined, that is the whole text's redaction."""
+    text = "".join(parts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(censor, "_REDACT_CHARS", window)
+        assert censor._redacted(text) == censor._OWNER_SLOT.sub(censor._REDACTED, text)
