@@ -13,7 +13,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -279,7 +279,9 @@ def iter_groups_newest_first(
             check_message(messages[index], "history", index)
         texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
         if starts_group(messages, index, checked):
-            check_tool_pairing(messages[index:end], f"history[{index}:{end}]")
+            orphan = _first_orphan(messages[index:end])
+            if orphan is not None:  # the group's name is made only for the error
+                _raise_orphan(f"history[{index}:{end}]", *orphan)
             yield MessageGroup(index, end, tuple(reversed(texts)))
             end = index
             texts = []
@@ -299,6 +301,13 @@ def returned_ids(message: Mapping[str, Any]) -> list[str]:
 
 def check_tool_pairing(messages: Sequence[Message], where: str) -> None:
     """Every tool return (or retry for a call) answers a call made earlier in the same span."""
+    orphan = _first_orphan(messages)
+    if orphan is not None:
+        _raise_orphan(where, *orphan)
+
+
+def _first_orphan(messages: Sequence[Message]) -> tuple[int, str] | None:
+    """The first tool return (offset, call id) that answers no call made earlier in ``messages``."""
     called: set[str] = set()
     for offset, message in enumerate(messages):
         calls = []  # one pass over the parts; this message's own calls count from the next message on
@@ -310,11 +319,16 @@ def check_tool_pairing(messages: Sequence[Message], where: str) -> None:
             if kind == "tool-call":
                 calls.append(call_id)
             elif kind in CONTINUATION_PART_KINDS and call_id not in called:
-                raise HistoryError(
-                    f"{where}: message {offset} returns tool call {call_id!r} that no earlier message in its "
-                    "group made; a tool return must travel with its call"
-                )
+                return offset, call_id
         called.update(calls)
+    return None
+
+
+def _raise_orphan(where: str, offset: int, call_id: str) -> NoReturn:
+    raise HistoryError(
+        f"{where}: message {offset} returns tool call {call_id!r} that no earlier message in its "
+        "group made; a tool return must travel with its call"
+    )
 
 
 def check_continuation(value: object) -> list[Message]:

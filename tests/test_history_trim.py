@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from lychd_core.assembly import ContextOrchestrator
 from lychd_core.assembly.trim import GroupSpan, TrimReason, TrimState, trim_start
 from lychd_core.config import Governors, default_config, parse_config
-from lychd_core.history import check_tool_pairing, group_messages, starts_group
+from lychd_core.history import check_tool_pairing, compact_json, group_messages, starts_group
 from lychd_core.integrations import GovernedContext, OutboundBound, to_wire
 from lychd_core.integrations.outbound import bound_outbound, history_char_budget, trim_outbound
 from lychd_core.tokens import HistoryConfig
@@ -84,6 +84,22 @@ def outbound_session(history: list[dict[str, Any]], config: HistoryConfig, turns
         state.start = bound.start
         starts.append(bound.start)
     return starts
+
+
+def test_chunked_trim_reads_each_message_once() -> None:
+    """The current exchange is read once: the settled groups continue from the same scan."""
+    history = conversation(30, pad=40)
+    bound = bound_outbound(history, governors=GOVERNORS, window=None, instruction_chars=0)
+    reads: list[int] = []
+
+    def text_of(index: int) -> str:
+        reads.append(index)
+        return compact_json(history[index])
+
+    budget = history_char_budget(GOVERNORS, None, 0)
+    chunked = HistoryConfig(trim="chunked")
+    trim_outbound(history, bound, history=chunked, previous=0, governors=GOVERNORS, char_budget=budget, text_of=text_of)
+    assert reads and sorted(reads) == sorted(set(reads))
 
 
 @settings(max_examples=15, deadline=None)

@@ -199,7 +199,7 @@ def labels_of_nodes(
     labels = {floor_node_id(block): block.label for block in floor}
     labels.update((evidence.node_id, evidence.label) for evidence in memory)
     history = history_label or unlabelled
-    labels.update((node_id, history) for node_id in history_ids)
+    labels.update(dict.fromkeys(history_ids, history))
     if continuation:
         labels["continuation"] = continuation_label or unlabelled
     labels["query"] = query_label or unlabelled

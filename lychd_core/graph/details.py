@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lychd_core.errors import SelectionError
 from lychd_core.graph.budget import MAX_INT
 from lychd_core.graph.explain import Amounts, Bound, ClosureNeeds, Explanation, HiddenBy, HiddenRule, SelectionReason
-from lychd_core.graph.graph import ContextGraph, GraphArrays
+from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph, GraphArrays
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.roles import RoleProfile
-from lychd_core.vocabulary import OmissionReason, Requirement
+from lychd_core.vocabulary import ContextClass, OmissionReason, Provenance, Requirement
 
 # Bound codes index the selector's arrays (``sizes[4 * i + code]``, ``remaining[code]``).
 HISTORY, TOKENS, CHARS, BYTES, NODES = range(5)
@@ -22,6 +23,17 @@ CHECK_ORDER = (TOKENS, NODES, CHARS, BYTES, HISTORY)
 order, that the counted closure exceeds."""
 BOUND_REASONS = tuple(bound.reason for bound in BOUNDS)
 UNITS = tuple(bound.unit for bound in BOUNDS)
+
+
+@lru_cache(maxsize=64)
+def hidden_tables(
+    visible_classes: frozenset[ContextClass], visible_provenances: frozenset[Provenance]
+) -> tuple[bytes, bytes]:
+    """Translation tables (256 bytes) giving 1 for each class code and each provenance code a
+    role profile hides, else 0: made once per profile's visibility, not per selection."""
+    hidden_class = bytes(0 if cls in visible_classes else 1 for cls in CLASSES).ljust(256, b"\0")
+    hidden_provenance = bytes(0 if p in visible_provenances else 1 for p in PROVENANCES).ljust(256, b"\0")
+    return hidden_class, hidden_provenance
 
 
 def first_exceeded(counted: Sequence[int], remaining: Sequence[int]) -> int:

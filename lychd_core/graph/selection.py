@@ -41,10 +41,11 @@ from lychd_core.graph.details import (
     Outcome,
     earliest_exceeded,
     first_exceeded,
+    hidden_tables,
     restate_at_turn,
 )
 from lychd_core.graph.explain import SelectionPlan
-from lychd_core.graph.graph import CLASSES, PROVENANCES, ContextGraph
+from lychd_core.graph.graph import ContextGraph
 from lychd_core.graph.nodes import ContextNode
 from lychd_core.graph.precedence import precedence_key
 from lychd_core.graph.refusals import raise_hidden, raise_over_budget
@@ -184,8 +185,7 @@ class _Selector:
     def _apply_visibility(self) -> None:
         """Mark hidden nodes, then everything depending on one (walking only what is blocked)."""
         profile, arrays, n = self.profile, self.arrays, len(self.graph)
-        hidden_class = bytes(0 if cls in profile.visible_classes else 1 for cls in CLASSES).ljust(256, b"\0")
-        hidden_provenance = bytes(0 if p in profile.visible_provenances else 1 for p in PROVENANCES).ljust(256, b"\0")
+        hidden_class, hidden_provenance = hidden_tables(profile.visible_classes, profile.visible_provenances)
         # Two byte-wise translations OR-ed as integers: no Python loop over the nodes.
         flags = int.from_bytes(arrays.class_codes.translate(hidden_class), "little") | int.from_bytes(
             arrays.provenance_codes.translate(hidden_provenance), "little"

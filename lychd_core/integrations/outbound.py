@@ -10,7 +10,7 @@ request parameters. Those are counted in full, once, as ``instruction_chars``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Generic, TypeVar, overload
 
 from lychd_core.assembly.governors import BoundedMessages, effective_char_cap
 from lychd_core.assembly.nodes import HistoryNodeCache, history_nodes_of
@@ -18,7 +18,7 @@ from lychd_core.assembly.trim import GroupSpan, TrimDecision, TrimReason, cache_
 from lychd_core.config import Governors
 from lychd_core.config.tokens import HistoryConfig
 from lychd_core.errors import ContextBudgetExceededError
-from lychd_core.history import Message, compact_json, iter_groups_newest_first
+from lychd_core.history import Message, MessageGroup, compact_json, iter_groups_newest_first
 from lychd_core.integrations.history_engine import HistoryPolicy, HistorySelection, select_history
 from lychd_core.integrations.wire_memo import MemoEntry, WireMemo
 from lychd_core.roles import RoleProfile
@@ -228,14 +228,12 @@ def trim_outbound(
     settled groups start may move later (``chunked``), never earlier than ``newest`` allows."""
     if history.trim == "newest" or previous is None:  # newest never depends on a previous start
         return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST)
-    current = next(iter_groups_newest_first(wire, text_of), None)
+    groups = iter_groups_newest_first(wire, text_of)
+    current = next(groups, None)
     if current is None:
         return bound, TrimDecision(history.trim, bound.start, bound.start, TrimReason.NEWEST, previous)
     end = current.start
-    spans = [
-        GroupSpan(g.start, g.chars)
-        for g in reversed(list(_settled_from(wire, bound.start, text_of)))  # oldest first
-    ]
+    spans = [GroupSpan(g.start, g.chars) for g in reversed(list(_settled_from(groups, bound.start)))]  # oldest first
     decision = trim_start(
         spans,
         end=end,
@@ -254,10 +252,9 @@ def trim_outbound(
     return BoundedMessages(decision.start, len(kept), decision.start, chars, current.chars), decision
 
 
-def _settled_from(wire: Sequence[Message], start: int, text_of: Callable[[int], str] | None) -> Iterator[Any]:
-    """Settled groups newest first, down to the one starting at ``start`` (the current exchange skipped)."""
-    groups = iter_groups_newest_first(wire, text_of)
-    next(groups, None)
+def _settled_from(groups: Iterator[MessageGroup], start: int) -> Iterator[MessageGroup]:
+    """The settled groups left in ``groups`` (newest first, the current exchange already read),
+    down to the one starting at ``start``."""
     for group in groups:
         if group.start < start:
             return

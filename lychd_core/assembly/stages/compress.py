@@ -191,23 +191,18 @@ def render_floor(floor: Sequence[Block], selected: set[str], compression: Assemb
 
 
 def render_history(
-    groups: Sequence[tuple[str, int, tuple[str, ...]]], selected: set[str], compression: AssemblyCompression
-) -> tuple[tuple[str, ...], int | None, list[ValidatedCompaction]]:
-    """Kept history texts oldest first from ``(node_id, start, texts)`` oldest first, the
-    start of the oldest kept message, and the derived history nodes that render."""
+    ids: Sequence[str], groups: Sequence[MessageGroup], selected: set[str], compression: AssemblyCompression
+) -> tuple[tuple[str, ...], int | None]:
+    """Kept history texts oldest first from the history nodes' ``ids`` and their ``groups``
+    (both oldest first), and the start of the oldest kept message."""
     texts: list[str] = []
     start: int | None = None
-    derived: list[ValidatedCompaction] = []
-    by_id = {node_id: (begin, group_texts) for node_id, begin, group_texts in groups}
-    for node_id, compaction in kept_in_order(list(by_id), selected, compression):
-        begin, group_texts = by_id[node_id]
-        start = begin if start is None else start
-        if compaction is None:
-            texts += group_texts
-        else:
-            texts += compression.history[compaction.node.id]
-            derived.append(compaction)
-    return tuple(texts), start, derived
+    by_id = dict(zip(ids, groups, strict=True))
+    for node_id, compaction in kept_in_order(ids, selected, compression):
+        group = by_id[node_id]
+        start = group.start if start is None else start
+        texts += group.texts if compaction is None else compression.history[compaction.node.id]
+    return tuple(texts), start
 
 
 def derived_labels(compression: AssemblyCompression, selected: set[str]) -> dict[str, PrivatizationLabel]:

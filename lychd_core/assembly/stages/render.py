@@ -7,6 +7,7 @@ Projection renders in place of settled history.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,7 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
     kept_memory = [m for m in decided.memory if m.node_id in selected]
     groups = decided.selection.history_groups
     ids = [node.id for node in decided.selection.history_nodes]  # newest first, as the groups
-    ordered = [(node_id, g.start, g.texts) for node_id, g in zip(reversed(ids), reversed(groups), strict=True)]
-    kept_history, kept_start, _ = render_history(ordered, selected, compression)
+    kept_history, kept_start = render_history(ids[::-1], groups[::-1], selected, compression)
     if request.execution is not None:
         kept_history = render_execution(request.execution, selected)
     node_labels, every_label = labels(decided, kept_floor, kept_memory, selected, ids)
@@ -62,7 +62,7 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
         "floor": sum(len(b.text) for b in kept_floor if b.layer is not Layer.CODEX),
         "codex": sum(len(b.text) for b in kept_floor if b.layer is Layer.CODEX),
         "memory": sum(len(m.text) for m in kept_memory),
-        "history": sum(len(text) for text in kept_history),
+        "history": sum(map(len, kept_history)),
         "continuation": sum(map(len, decided.continuation_json)),
         "query": len(request.query),
     }
@@ -73,7 +73,7 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
         floor=kept_floor,
         prefix_digest=prefix_digest(kept_floor),
         query=request.query,
-        label=join_labels(node_labels.values()),
+        label=join_labels(distinct_labels(node_labels.values())),
         node_labels=node_labels,
         candidate_labels=every_label,
         bounds=decided.bounds,
@@ -92,6 +92,12 @@ def render_context(decided: Decided, environment: dict[str, Any]) -> AssembledCo
         _history=kept_history,
         _continuation=decided.continuation_json,
     )
+
+
+def distinct_labels(labels: Iterable[PrivatizationLabel]) -> list[PrivatizationLabel]:
+    """Each label object once, in first-seen order: every history group shares one label, and
+    a join is the same with a label given once as with it given many times."""
+    return list({id(label): label for label in labels}.values())
 
 
 def labels(

@@ -53,7 +53,7 @@ def select_stage(
         mode=history.trim,
         low_water=history.low_water,
         turn_window=bounds.turn_window,
-        prices=cache_prices(history),
+        prices=cache_prices(history) if history.trim == "cost" else None,  # only cost weighs prices
     )
     if trim.start <= trim.newest_start:
         return Selection(graph, plan, trim, built.history_nodes, built.history_groups)
