@@ -78,6 +78,12 @@ revision = 1
 """
 
 
+def sigint_as_on_a_terminal() -> None:
+    """A test run started as a background job inherits SIGINT ignored (POSIX), and Python then
+    never raises KeyboardInterrupt: give the CLI the handling an interactive shell gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def lychd_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "lychd_core.cli", *args]
 
@@ -117,6 +123,7 @@ def test_ctrl_c_inside_a_plugin_is_interrupted_blames_no_plugin_and_keeps_the_ca
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **env, "ACME_MARKER": str(marker)},
+        preexec_fn=sigint_as_on_a_terminal,
     )
     try:
         guard = time.monotonic() + HANG_GUARD_SECONDS
