@@ -70,11 +70,15 @@ class LexicalOptions(BaseModel):
     )
 
 
+NameMemo = dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+"""A referenced name's terms, and the query's terms among them: each name split once per ranking."""
+
+
 def query_terms_of(
     candidate: RankingCandidate,
     path_weight: int,
     weights: Mapping[str, float],
-    names: dict[str, tuple[int, tuple[str, ...]]],
+    names: NameMemo,
     kept: list[tuple[str, ...]] | None = None,
 ) -> tuple[int, list[str]]:
     """(how many terms the candidate has, the query's terms among them with repeats).
@@ -96,9 +100,9 @@ def query_terms_of(
     for name in _references(candidate):
         known = names.get(name)
         if known is None:
-            parts = word_terms(name)
-            known = names[name] = (len(parts), tuple(term for term in parts if term in weights))
-        length += known[0]
+            parts = tuple(word_terms(name))
+            known = names[name] = (parts, tuple(term for term in parts if term in weights))
+        length += len(known[0])
         if known[1]:
             hits.extend(known[1])
     return length, hits
@@ -171,9 +175,10 @@ def expansion(
 
 
 def feedback_postings(
-    candidates: Sequence[RankingCandidate], kept: Sequence[tuple[str, ...]], pool: Sequence[str]
+    candidates: Sequence[RankingCandidate], kept: Sequence[tuple[str, ...]], pool: Sequence[str], split: NameMemo
 ) -> Postings:
-    """Each pool term's (candidate, count) over every candidate's text, path and referenced names."""
+    """Each pool term's (candidate, count) over every candidate's text, path and referenced
+    names; ``split`` is the first pass's memo, which holds every referenced name's terms."""
     wanted = frozenset(pool)
     postings: Postings = {term: [] for term in pool}
     names: dict[str, tuple[str, ...]] = {}  # a name's pool terms, once per name as in the first pass
@@ -182,7 +187,7 @@ def feedback_postings(
         for name in _references(candidate):
             known = names.get(name)
             if known is None:
-                known = names[name] = tuple(term for term in word_terms(name) if term in wanted)
+                known = names[name] = tuple(term for term in split[name][0] if term in wanted)
             if known:
                 hits.extend(known)
         for term, count in Counter(hits).items():
@@ -218,7 +223,7 @@ class LexicalProfile:
         postings: Postings = {term: [] for term in weights}
         lengths: dict[int, int] = {}
         every: list[int] = []
-        names: dict[str, tuple[int, tuple[str, ...]]] = {}
+        names: NameMemo = {}
         for index, candidate in enumerate(candidates):
             length, found = query_terms_of(candidate, opts.path_weight, weights, names, kept)
             every.append(length)
@@ -234,7 +239,8 @@ class LexicalProfile:
         k1, b = opts.k1 / 100, opts.b / 100
         raw, matched = bm25(postings, lengths, weights, len(candidates), k1, b)
         if kept is not None:
-            raw, matched = self._expanded(candidates, kept, every, raw, matched, (postings, lengths, weights), opts)
+            first = (postings, lengths, weights, names)
+            raw, matched = self._expanded(candidates, kept, every, raw, matched, first, opts)
         return _scores(candidates, raw, matched)
 
     def _expanded(
@@ -244,15 +250,15 @@ class LexicalProfile:
         every: list[int],
         raw: list[float],
         matched: dict[int, list[tuple[float, str]]],
-        first: tuple[Postings, dict[int, int], dict[str, float]],
+        first: tuple[Postings, dict[int, int], dict[str, float], NameMemo],
         opts: LexicalOptions,
     ) -> tuple[list[float], dict[int, list[tuple[float, str]]]]:
         """BM25 again with the feedback terms added, when the query is vague enough to expand."""
-        postings, lengths, weights = first
+        postings, lengths, weights, split = first
         pool = expansion(candidates, raw, weights, opts)
         if not pool:
             return raw, matched
-        found = feedback_postings(candidates, kept, list(pool))
+        found = feedback_postings(candidates, kept, list(pool), split)
         size = len(candidates)
         # likely in the best files' names, rare among all files: what sets those files apart
         value = {term: pool[term] * math.log(1 + size / len(found[term])) for term in pool if found[term]}
