@@ -273,16 +273,23 @@ def iter_groups_newest_first(
     (a caller that keeps it across requests). ``checked``: every message was validated
     by ``check_message`` when the caller converted it (tool pairing is still checked)."""
     end = len(messages)
-    texts: list[str] = []
-    for index in range(len(messages) - 1, -1, -1):
-        if not checked:
-            check_message(messages[index], "history", index)
-        texts.append(compact_json(messages[index]) if text_of is None else text_of(index))
-        if starts_group(messages, index, checked):
+    texts: list[str] = []  # the open group's texts, newest first
+    neighbour_checked = False  # messages[index] was checked as its newer neighbour's older one
+    for index in range(end - 1, -1, -1):
+        message = messages[index]
+        if not checked and not neighbour_checked:
+            check_message(message, "history", index)
+        texts.append(compact_json(message) if text_of is None else text_of(index))
+        # starts_group reads the older neighbour of a message with a run_id: checked here, once
+        neighbour_checked = not checked and index > 0 and message.get("run_id") is not None
+        if neighbour_checked:
+            check_message(messages[index - 1], "history", index - 1)
+        if starts_group(messages, index, checked=True):
             orphan = _first_orphan(messages[index:end])
             if orphan is not None:  # the group's name is made only for the error
                 _raise_orphan(f"history[{index}:{end}]", *orphan)
-            yield MessageGroup(index, end, tuple(reversed(texts)))
+            texts.reverse()
+            yield MessageGroup(index, end, tuple(texts))
             end = index
             texts = []
 

@@ -6,12 +6,15 @@ parallel tool calls, retries and uneven sizes."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lychd_core.errors import ContextBudgetExceededError
+from lychd_core import history
+from lychd_core.errors import ContextBudgetExceededError, HistoryError
 from lychd_core.history import check_tool_pairing, group_messages
 from lychd_core.integrations.history_engine import select_history
+from tests.support import conversations as wire
 from tests.support.conversations import Message, answer, retry, tool_call, tool_return, user
 
 turn_shapes = st.lists(
@@ -70,3 +73,29 @@ def test_the_selector_keeps_what_the_reference_rule_keeps(
     check_tool_pairing(messages[selection.bounded.start :], "kept")  # no orphan return is ever sent
     omitted = selection.omitted_by_reason()
     assert set(omitted) <= {"character-limit", "outside-turn-window"}
+
+
+def test_each_message_is_checked_once_even_when_groups_follow_run_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message with a ``run_id`` makes the scan read its older neighbour; that read checks
+    it, and the scan does not check it again at its own turn."""
+    checked: list[int | None] = []
+    real = history.check_message
+
+    def counting(message: object, where: str, index: int | None = None) -> Message:
+        checked.append(index)
+        return real(message, where, index)
+
+    monkeypatch.setattr(history, "check_message", counting)
+    for run_ids in (False, True):
+        checked.clear()
+        messages = wire.conversation(6, tools=2, run_ids=run_ids)
+        groups = group_messages(messages)
+        assert [(g.start, g.end) for g in groups] == [(6 * k, 6 * k + 6) for k in range(6)]
+        assert sorted(checked) == list(range(len(messages))), run_ids
+
+
+def test_a_bad_older_neighbour_of_a_run_is_still_refused() -> None:
+    messages = wire.conversation(2, run_ids=True)
+    messages[3] = {"kind": "response", "parts": "not a list", "run_id": "run-0"}
+    with pytest.raises(HistoryError, match=r"history\[3\]: 'parts' must be a list"):
+        group_messages(messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from typing import Any
 
@@ -108,6 +109,23 @@ def test_bad_scores_are_typed_errors_and_fall_back_to_the_unranked_order(result:
 def test_a_profile_that_raises_is_named_in_the_fallback() -> None:
     with pytest.raises(RankingProfileFailed, match=r"test\.fixed@1 raised ZeroDivisionError"):
         rank(weighted(Fixed(error=ZeroDivisionError("boom"))), RankingQuery("alpha"), CANDIDATES)
+
+
+class SeesCollector(Fixed):
+    """Records whether the cyclic collector ran while it ranked."""
+
+    def rank(self, query: RankingQuery, candidates: tuple[RankingCandidate, ...], options: BaseModel) -> Any:
+        self.collector_on = gc.isenabled()
+        return super().rank(query, candidates, options)
+
+
+@pytest.mark.parametrize("error", [None, ZeroDivisionError("boom")])
+def test_the_ranking_runs_with_the_collector_paused_and_restores_it(error: Exception | None) -> None:
+    profile = SeesCollector({}, error)
+    assert gc.isenabled()
+    report = rank_or_fallback(weighted(profile), RankingQuery("alpha"), CANDIDATES)
+    assert profile.collector_on is False and gc.isenabled()
+    assert report.ranked is False  # nothing scored, or the profile raised: the unranked order either way
 
 
 @pytest.mark.parametrize("query", ["", "   \n\t "])
