@@ -42,6 +42,12 @@ def derived_label(source_ids: Iterable[str], labels: Mapping[str, PrivatizationL
     return join_labels(found)
 
 
+def renamed_dependencies(dependencies: Iterable[str], renamed: Mapping[str, str], node_id: str) -> tuple[str, ...]:
+    """``dependencies`` with each replaced source named by the node that replaces it, sorted and
+    unique; a node never depends on itself (its own sources are inside it)."""
+    return tuple(sorted({renamed.get(dep, dep) for dep in dependencies} - {node_id}))
+
+
 def derived_node(
     proposal: CompactionProposal,
     sources: tuple[ContextNode, ...],
@@ -49,9 +55,12 @@ def derived_node(
     chars_per_token: int,
     labels: Mapping[str, PrivatizationLabel],
     count: Callable[[str], int] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[ContextNode, PrivatizationLabel]:
-    """The checked derived node (dependencies still the sources' own) and its label; its
-    tokens are ``count``'s (the configured counter, as its sources'), else ceil(chars / chars_per_token)."""
+    """The checked derived node and its label. Its dependencies are the sources' own, each
+    source that ``renamed`` holds (one an earlier proposal of the batch replaces) named by
+    its replacement, so replacing need not build the node again. Its tokens are ``count``'s
+    (the configured counter, as its sources'), else ceil(chars / chars_per_token)."""
     trust = derived_trust(sources, policy.preserves_trust)
     context_class = proposal.context_class or sources[0].context_class
     content = proposal.content
@@ -66,6 +75,7 @@ def derived_node(
             trust=trust,
             context_class=context_class,
             token_estimate=token_estimate,
+            dependencies=None if not renamed else renamed_dependencies(only.dependencies, renamed, proposal.output_id),
         )
         return node, derived_label((only.id,), labels)
     requirement = max(node.requirement for node in sources)
@@ -73,6 +83,8 @@ def derived_node(
     recency = max(node.recency for node in sources)
     ids = sorted({node.id for node in sources})
     dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
+    if renamed:
+        dependencies = list(renamed_dependencies(dependencies, renamed, proposal.output_id))
     node = ContextNode.create(
         id=proposal.output_id,
         content=proposal.content,

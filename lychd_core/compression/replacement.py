@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lychd_core.compression.derived import renamed_dependencies
 from lychd_core.compression.validation import ValidatedCompaction
 from lychd_core.errors import (
     ExistingOutputIdError,
@@ -101,4 +102,4 @@ def _rewired(node: ContextNode, rename: dict[str, str]) -> ContextNode:
         return node.with_dependencies(() if renamed == node.id else (renamed,))
     if not any(dep in rename for dep in deps):
         return node
-    return node.with_dependencies(sorted({rename.get(dep, dep) for dep in node.dependencies} - {node.id}))
+    return node.with_dependencies(renamed_dependencies(deps, rename, node.id))

@@ -240,10 +240,12 @@ class ContextNode:
         trust: Trust,
         context_class: ContextClass,
         token_estimate: int,
+        dependencies: Iterable[str] | None = None,
     ) -> ContextNode:
         """A node taking this node's place: this node's requirement, priority, recency,
-        visibility and dependencies, with new id, content and metadata (no relevance, no
-        exclusive group), checked as the constructor checks every node."""
+        visibility and dependencies (or ``dependencies``, sorted and unique), with new id,
+        content and metadata (no relevance, no exclusive group), checked as the constructor
+        checks every node."""
         return dataclasses.replace(
             self,
             id=id,
@@ -255,6 +257,7 @@ class ContextNode:
             token_estimate=token_estimate,
             relevance=0,
             exclusive_group=None,
+            dependencies=self.dependencies if dependencies is None else tuple(dependencies),
         )
 
 
