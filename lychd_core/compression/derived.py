@@ -75,16 +75,15 @@ def derived_node(
             trust=trust,
             context_class=context_class,
             token_estimate=token_estimate,
-            dependencies=None if not renamed else renamed_dependencies(only.dependencies, renamed, proposal.output_id),
+            dependencies=renamed_dependencies(only.dependencies, renamed or {}, proposal.output_id),
         )
         return node, derived_label((only.id,), labels)
     requirement = max(node.requirement for node in sources)
     priority = max(node.priority for node in sources)
     recency = max(node.recency for node in sources)
     ids = sorted({node.id for node in sources})
-    dependencies = sorted({dep for node in sources for dep in node.dependencies} - set(ids))
-    if renamed:
-        dependencies = list(renamed_dependencies(dependencies, renamed, proposal.output_id))
+    outside = {dep for node in sources for dep in node.dependencies} - set(ids)
+    dependencies = renamed_dependencies(outside, renamed or {}, proposal.output_id)
     node = ContextNode.create(
         id=proposal.output_id,
         content=proposal.content,

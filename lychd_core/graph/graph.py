@@ -224,7 +224,7 @@ def _build_arrays(nodes: tuple[ContextNode, ...], index: dict[str, int]) -> Grap
     dependents: list[list[int]] = [[] for _ in nodes]
     for position, node in enumerate(nodes):
         try:
-            resolved = tuple(map(index.__getitem__, node.dependencies))
+            resolved = tuple(index[dep] for dep in node.dependencies)
         except KeyError:
             missing = next(dep for dep in node.dependencies if dep not in index)
             raise MissingDependencyError(

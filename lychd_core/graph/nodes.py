@@ -138,59 +138,51 @@ class ContextNode:
         )
 
     def __post_init__(self) -> None:
-        check_name("node id", self.id)
-        self._check_kind()
-        data = self._checked_content()
+        node_id = check_name("node id", self.id)
+        where = f"node {node_id!r}"
+        self._check_kind(where, _ENUM_FIELDS)
+        data = self._checked_content(where)
         for name, low, high in _INT_FIELDS:
             value = getattr(self, name)
             if type(value) is not int or not low <= value <= high:  # the common case is one test
-                _check_int(self._where(), name, value, low, high)
+                _check_int(where, name, value, low, high)
         if self.exclusive_group is not None:
-            check_name(f"{self._where()}: exclusive_group", self.exclusive_group)
+            check_name(f"{where}: exclusive_group", self.exclusive_group)
             if self.requirement is not Requirement.OPTIONAL:
-                raise GraphError(f"{self._where()}: only optional nodes may belong to an exclusive_group")
-        if self.visible_to is not None:
-            self._check_visible_to(self._where())
-        if self.dependencies:
-            self._check_dependencies(self._where())
-        elif type(self.dependencies) is not tuple:
-            raise GraphError(f"{self._where()}: dependencies must be a tuple of node ids, got {self.dependencies!r}")
-        # the digest and size derive from the checked content's UTF-8 bytes
+                raise GraphError(f"{where}: only optional nodes may belong to an exclusive_group")
+        self._check_visible_to(where)
+        self._check_dependencies(where)
+        self._seal(data)
+
+    def _check_kind(self, where: str, enum_fields: tuple[tuple[str, type], ...]) -> None:
+        """The enum fields named have their types, and authority and trust stay under the provenance's ceilings."""
+        for name, enum_type in enum_fields:
+            if not isinstance(getattr(self, name), enum_type):
+                raise GraphError(f"{where}: {name} must be a {enum_type.__name__}, got {getattr(self, name)!r}")
+        problem = ceiling_violation(self.provenance, self.authority, self.trust)
+        if problem:
+            raise GraphError(f"{where}: {problem}")
+
+    def _seal(self, data: bytes) -> None:
+        """Set what is derived from the checked content's UTF-8 bytes: its digest and size."""
         object.__setattr__(self, "digest", sha256_digest(data))
         object.__setattr__(self, "byte_size", len(data))
 
-    def _where(self) -> str:
-        """How errors name this node (made only for an error)."""
-        return f"node {self.id!r}"
-
-    def _check_kind(self) -> None:
-        """The enum fields have their types, and authority and trust stay under the provenance's ceilings."""
-        for name, enum_type in _ENUM_FIELDS:
-            if type(getattr(self, name)) is not enum_type:  # an enum with members has no subclasses
-                raise GraphError(f"{self._where()}: {name} must be a {enum_type.__name__}, got {getattr(self, name)!r}")
-        problem = ceiling_violation(self.provenance, self.authority, self.trust)
-        if problem:
-            raise GraphError(f"{self._where()}: {problem}")
-
-    def _checked_content(self) -> bytes:
+    def _checked_content(self, where: str) -> bytes:
         content = self.content
         if not isinstance(content, str) or not content:
-            raise GraphError(f"{self._where()}: content must be a non-empty string")
+            raise GraphError(f"{where}: content must be a non-empty string")
         if len(content) > MAX_CONTENT_BYTES:
-            raise GraphError(
-                f"{self._where()}: content has {len(content)} characters; at most {MAX_CONTENT_BYTES} bytes fit"
-            )
+            raise GraphError(f"{where}: content has {len(content)} characters; at most {MAX_CONTENT_BYTES} bytes fit")
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise GraphError(
-                f"{self._where()}: content is not valid Unicode text (lone surrogate at character {exc.start}); "
+                f"{where}: content is not valid Unicode text (lone surrogate at character {exc.start}); "
                 "decode the source as UTF-8 first"
             ) from None
         if len(data) > MAX_CONTENT_BYTES:
-            raise GraphError(
-                f"{self._where()}: content has {len(data)} UTF-8 bytes; at most {MAX_CONTENT_BYTES} are allowed"
-            )
+            raise GraphError(f"{where}: content has {len(data)} UTF-8 bytes; at most {MAX_CONTENT_BYTES} are allowed")
         return data
 
     def _check_visible_to(self, where: str) -> None:
