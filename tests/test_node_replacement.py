@@ -1,4 +1,4 @@
-"""``ContextNode.replaced_by`` (the derived node in its source's place) and the graph digest's fast encoder."""
+"""The derived node in its source's place (``derived_node``) and the graph digest's fast encoder."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from lychd_core.compression.derived import derived_node
 from lychd_core.digests import built_json_digest, json_digest
 from lychd_core.errors import GraphError
+from lychd_core.families import CompactionPolicy, CompactionProposal, SourceRange
 from lychd_core.graph import ContextGraph, ContextNode
 from lychd_core.graph.graph import node_summary
 from lychd_core.vocabulary import Authority, ContextClass, Provenance, Requirement, Trust
@@ -35,17 +37,18 @@ def source(**overrides: Any) -> ContextNode:
     return ContextNode.create(**(fields | overrides))
 
 
-def in_place(node: ContextNode, **overrides: Any) -> ContextNode:
-    fields: dict[str, Any] = {
-        "id": "elided:" + node.id,
-        "content": "short",
-        "provenance": Provenance.DERIVED_COMPACTION,
-        "authority": Authority.NON_AUTHORITATIVE,
-        "trust": Trust.UNTRUSTED,
-        "context_class": node.context_class,
-        "token_estimate": 2,
-    }
-    return node.replaced_by(**(fields | overrides))
+POLICY = CompactionPolicy("compress.test", 1, "sha256:" + "1" * 64, preserves_trust=True)
+
+
+def proposal_for(node: ContextNode, *, id: str | None = None, content: str = "short") -> CompactionProposal:
+    return CompactionProposal(
+        output_id="elided:" + node.id if id is None else id,
+        policy_id=POLICY.id,
+        policy_digest=POLICY.digest,
+        content=content,
+        ranges=(SourceRange(node.id, 0, len(node.content)),),
+        source_digests=((node.id, node.digest),),
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -53,16 +56,18 @@ def in_place(node: ContextNode, **overrides: Any) -> ContextNode:
     new_id=IDS,
     content=TEXT,
     trust=st.sampled_from(Trust),
+    preserves=st.booleans(),
     requirement=st.sampled_from([Requirement.OPTIONAL, Requirement.DEPENDENCY_REQUIRED]),
     priority=st.integers(-(2**40), 2**40),
     recency=st.integers(0, 2**40),
     roles=st.none() | st.frozensets(st.sampled_from(["writer", "reviewer"]), min_size=1),
     relevance=st.integers(0, 1000),
 )
-def test_replaced_by_is_the_node_create_would_make(
+def test_a_derived_node_is_the_node_create_would_make_in_its_source_place(
     new_id: str,
     content: str,
     trust: Trust,
+    preserves: bool,
     requirement: Requirement,
     priority: int,
     recency: int,
@@ -70,18 +75,27 @@ def test_replaced_by_is_the_node_create_would_make(
     relevance: int,
 ) -> None:
     """Same fields, digest and size as the checked constructor; relevance and group are not inherited."""
-    old = source(requirement=requirement, priority=priority, recency=recency, visible_to=roles, relevance=relevance)
+    old = source(
+        provenance=Provenance.REPOSITORY if trust is Trust.TRUSTED else Provenance.AGENT,  # agent: at most constrained
+        trust=trust,
+        requirement=requirement,
+        priority=priority,
+        recency=recency,
+        visible_to=roles,
+        relevance=relevance,
+    )
     assume(new_id not in old.dependencies and new_id == new_id.strip())
-    made = in_place(old, id=new_id, content=content, trust=trust, token_estimate=len(content) // 3 + 1)
+    policy = CompactionPolicy(POLICY.name, POLICY.revision, POLICY.digest, preserves_trust=preserves)
+    made, _ = derived_node(proposal_for(old, id=new_id, content=content), (old,), policy, 3, {})
     expected = ContextNode.create(
         id=new_id,
         content=content,
         provenance=Provenance.DERIVED_COMPACTION,
         authority=Authority.NON_AUTHORITATIVE,
-        trust=trust,
+        trust=Trust.TRUSTED if preserves and trust is Trust.TRUSTED else Trust.UNTRUSTED,
         context_class=old.context_class,
         requirement=requirement,
-        token_estimate=len(content) // 3 + 1,
+        token_estimate=max(1, -(-len(content) // 3)),
         priority=priority,
         recency=recency,
         visible_to=roles,
@@ -96,19 +110,15 @@ def test_replaced_by_is_the_node_create_would_make(
     [
         ({"id": ""}, "non-empty"),
         ({"id": "a\nb"}, "control characters"),
-        ({"id": "history:000000008-000000012"}, "depend on itself"),
+        ({"id": " padded"}, "surrounding whitespace"),
         ({"content": ""}, "non-empty string"),
         ({"content": "x\ud800"}, "lone surrogate"),
-        ({"token_estimate": 0}, "token_estimate"),
-        ({"trust": "trusted"}, "must be a Trust"),
-        ({"authority": Authority.USER_INSTRUCTION}, "authority up to"),
-        ({"provenance": Provenance.TOOL, "trust": Trust.TRUSTED}, "at most"),
     ],
 )
-def test_replaced_by_checks_what_is_new(overrides: dict[str, Any], problem: str) -> None:
+def test_a_derived_node_checks_what_the_proposal_gives(overrides: dict[str, Any], problem: str) -> None:
     old = source()
     with pytest.raises(GraphError, match=problem):
-        in_place(old, **overrides)
+        derived_node(proposal_for(old, **overrides), (old,), POLICY, 3, {})
     assert old.content == "x" * 900  # the source is untouched
 
 

@@ -3,16 +3,15 @@
 A compressor that offers the same (immutable) proposal again, for a settled group at the
 next model call, need not have its content parsed again: kept messages are remembered by
 their index among the sources' messages (each call renders its own caller's objects),
-parsed ones as checked. An entry goes when its proposal is freed, so a compressor that
-makes new proposals every call leaves nothing behind.
+parsed ones as checked. Entries are held per proposal object (``ProposalMemo``): a
+compressor that makes new proposals every call leaves only a bounded number behind.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Sequence
 
+from lychd_core.compression.memo import ProposalMemo
 from lychd_core.families import CompactionProposal
 from lychd_core.history import Message
 
@@ -25,17 +24,13 @@ class ProposalLayouts:
     """Layouts keyed by the proposal object itself (by identity, never by value)."""
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref[CompactionProposal], Layout]] = {}
-        self._lock = threading.Lock()
+        self._memo: ProposalMemo[Layout] = ProposalMemo()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._memo)
 
     def get(self, proposal: CompactionProposal) -> Layout | None:
-        entry = self._entries.get(id(proposal))
-        if entry is None or entry[0]() is not proposal:
-            return None
-        return entry[1]
+        return self._memo.get(proposal)
 
     def put(
         self,
@@ -48,15 +43,7 @@ class ProposalLayouts:
             index if index < len(known) and message is known[index] else message
             for index, message in enumerate(messages)
         )
-        key = id(proposal)
-
-        def forget(ref: weakref.ref[CompactionProposal], key: int = key) -> None:
-            with self._lock:
-                if self._entries.get(key, (None,))[0] is ref:
-                    del self._entries[key]
-
-        with self._lock:
-            self._entries[key] = (weakref.ref(proposal, forget), (layout, texts, len(known)))
+        self._memo.put(proposal, (layout, texts, len(known)))
 
     @staticmethod
     def messages(layout: Layout, known: Sequence[Message]) -> tuple[Message, ...]:

@@ -222,36 +222,6 @@ class ContextNode:
         node ids (checked as the constructor checks them)."""
         return dataclasses.replace(self, dependencies=tuple(dependencies))
 
-    def replaced_by(
-        self,
-        *,
-        id: str,
-        content: str,
-        provenance: Provenance,
-        authority: Authority,
-        trust: Trust,
-        context_class: ContextClass,
-        token_estimate: int,
-        dependencies: Iterable[str] | None = None,
-    ) -> ContextNode:
-        """A node taking this node's place: this node's requirement, priority, recency,
-        visibility and dependencies (or ``dependencies``, sorted and unique), with new id,
-        content and metadata (no relevance, no exclusive group), checked as the constructor
-        checks every node."""
-        return dataclasses.replace(
-            self,
-            id=id,
-            content=content,
-            provenance=provenance,
-            authority=authority,
-            trust=trust,
-            context_class=context_class,
-            token_estimate=token_estimate,
-            relevance=0,
-            exclusive_group=None,
-            dependencies=self.dependencies if dependencies is None else tuple(dependencies),
-        )
-
 
 _INT_FIELDS = (
     ("token_estimate", 1, MAX_INT),
