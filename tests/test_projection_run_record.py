@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -58,8 +59,12 @@ def refs(root: Path, names: list[str]) -> list[MaterialRef]:
 
 def run(root: Path, state: Path, references: list[MaterialRef], **kw: Any) -> tuple[bool, list[Contribution]]:
     made = projector(root, state, **kw)
-    out = made.project_many(references)
-    return made.served_from_run_record, out
+    try:
+        out = made.project_many(references)
+        return made.served_from_run_record, out
+    finally:
+        assert made.cache is not None
+        made.cache.close()  # now, not whenever a collection finds it: the files on disk after a run are then fixed
 
 
 def sign(secret: bytes, key: str, record: bytes) -> str:
@@ -67,13 +72,19 @@ def sign(secret: bytes, key: str, record: bytes) -> str:
     return sign_record(secret, run_record.DOMAIN, encoded(key), record)
 
 
+def connected(state: Path) -> contextlib.closing[sqlite3.Connection]:
+    """A connection closed on leaving (``with sqlite3.connect(...)`` only commits: the connection would
+    close whenever a collection found it, checkpointing the WAL into the file at a random moment)."""
+    return contextlib.closing(sqlite3.connect(state / "c.db"))
+
+
 def records(state: Path) -> list[tuple[str, bytes, str]]:
-    with sqlite3.connect(state / "c.db") as conn:
+    with connected(state) as conn:
         return conn.execute("SELECT run_key, record, entry_digest FROM run_records").fetchall()
 
 
 def rewrite(state: Path, record: object, tag: object, key: str | None = None) -> None:
-    with sqlite3.connect(state / "c.db") as conn:
+    with connected(state) as conn, conn:
         if key is None:
             conn.execute("UPDATE run_records SET record = ?, entry_digest = ?", (record, tag))
         else:
@@ -112,7 +123,7 @@ def test_an_unchanged_run_is_served_from_its_record_exactly_like_the_per_file_pa
     root, state, references, cold = warmed
     served, warm = run(root, state, references)
     assert served and all(c.cached for c in warm)
-    with sqlite3.connect(state / "c.db") as conn:
+    with connected(state) as conn, conn:
         conn.execute("DELETE FROM run_records")
     served_again, per_file = run(root, state, references)
     assert not served_again
