@@ -130,7 +130,7 @@ def test_derived_history_offered_again_splits_as_parsing_would_and_keeps_the_cal
 
 
 def test_a_layout_lives_only_as_long_as_its_proposal() -> None:
-    """A layout lives with its proposal: a freed one is no longer found (and is swept, see test_derived_node_memo)."""
+    """A layout lives with its proposal: a freed one is no longer found (and is swept, see test_derived_node)."""
 
     def proposal() -> CompactionProposal:
         return CompactionProposal("out", "p@1", "sha256:" + "0" * 64, "{}", (SourceRange("a", 0, 2),), (("a", "d"),))
