@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from lychd_core.stores.sqlite.cache import ProjectionCache
 from lychd_core.testing.postgres import PostgresServer
 from lychd_core.testing.store_contract import CACHE_FACTS, CACHE_KEY, CACHE_OUTCOME
 from tests.support.hostile import run_captured
+from tests.support.sqlite_files import connected
 from tests.test_postgres_read_only_role import _reader
 
 KEY = os.urandom(32)
@@ -52,7 +52,7 @@ def _workspace(tmp_path: Path) -> Path:
 
 
 def _rows(path: Path) -> dict[str, int]:
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PRUNED_TABLES}
 
 
@@ -156,7 +156,7 @@ def test_a_killed_prune_leaves_a_valid_cache_with_all_or_none_removed(tmp_path: 
     assert child.stdout is not None and child.stdout.readline().strip() == "ready"
     child.send_signal(signal.SIGKILL)
     child.wait()
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     rows = _rows(path)
     assert (rows["token_counts"], rows["projections"]) in {(20_000, 1), (0, 0)}  # one transaction: all or none

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ from pathlib import Path
 from lychd_core.memory import ClaimType, MemoryRecord, MemoryScope, add_feedback
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.vocabulary import Provenance
+from tests.support.sqlite_files import connected
 
 WRITERS = 4
 PER_WRITER = 25
@@ -111,7 +111,7 @@ def test_a_killed_writer_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
     acknowledged.extend(rest.split())
     assert child.returncode == -signal.SIGKILL, errors
     assert len(acknowledged) >= 200, errors
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     with SqliteMemoryStore.open(path) as store:
         stored = {record.memory_id for record in store.records()}

@@ -42,6 +42,7 @@ from lychd_core.memory import (
 from lychd_core.stores.sqlite import SqliteMemoryStore
 from lychd_core.stores.sqlite.memory_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, apply_migrations
 from tests.support.memories import memory_record
+from tests.support.sqlite_files import connected
 
 
 def make(memory_id: str = "m1", **changes: Any) -> MemoryRecord:
@@ -56,7 +57,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def rows(path: Path, table: str) -> int:
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
@@ -92,20 +93,20 @@ def test_an_older_schema_is_migrated(store_path: Path) -> None:
     with SqliteMemoryStore.open(store_path) as store:
         assert store.schema_version == LATEST_VERSION == len(MIGRATIONS)
         store.add(make())
-    with sqlite3.connect(store_path) as conn, pytest.raises(sqlite3.IntegrityError):
+    with connected(store_path) as conn, pytest.raises(sqlite3.IntegrityError):
         conn.execute("UPDATE record_revisions SET body = 'x'")  # the migration-2 guard is in place
 
 
 def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
     foreign = tmp_path / "other.sqlite3"
-    with sqlite3.connect(foreign) as conn:
+    with connected(foreign) as conn:
         conn.execute("CREATE TABLE things (x)")
     before = foreign.read_bytes()
     with pytest.raises(ForeignDatabaseError):
         SqliteMemoryStore.open(foreign)
     assert foreign.read_bytes() == before
     marked = tmp_path / "marked.sqlite3"
-    with sqlite3.connect(marked) as conn:
+    with connected(marked) as conn:
         conn.execute("PRAGMA application_id = 1234")
     with pytest.raises(ForeignDatabaseError):
         SqliteMemoryStore.open(marked)
@@ -134,7 +135,7 @@ def test_damaged_pages_are_a_typed_error(store_path: Path) -> None:
 def test_a_tampered_record_body_is_a_corrupt_store(store_path: Path) -> None:
     with SqliteMemoryStore.open(store_path) as store:
         store.add(make())
-    with sqlite3.connect(store_path) as conn:
+    with connected(store_path) as conn:
         conn.execute("DROP TRIGGER record_revisions_no_update")
         conn.execute("UPDATE record_revisions SET body = replace(body, '\"confidence\":8000', '\"confidence\":99999')")
     with SqliteMemoryStore.open(store_path) as store:
@@ -146,7 +147,7 @@ def test_a_tampered_record_body_is_a_corrupt_store(store_path: Path) -> None:
 
 def test_a_newer_schema_is_refused(store_path: Path) -> None:
     SqliteMemoryStore.open(store_path).close()
-    with sqlite3.connect(store_path) as conn:
+    with connected(store_path) as conn:
         conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
     with pytest.raises(StoreVersionError):
         SqliteMemoryStore.open(store_path)
@@ -253,7 +254,7 @@ def test_tables_are_append_only(store_path: Path) -> None:
         store.add(make())
         store.add(make("gone"))
         store.forget("gone", "x", 5)
-    with sqlite3.connect(store_path) as conn:
+    with connected(store_path) as conn:
         for statement in (
             "UPDATE record_revisions SET observed = 9",
             "DELETE FROM record_revisions WHERE memory_id = 'm1'",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from lychd_core.projection.projector import Projector
 from lychd_core.registry import registry_from
 from lychd_core.stores.sqlite import cache_file
 from lychd_core.stores.sqlite.cache import CacheKey, ProjectionCache
+from tests.support.sqlite_files import connected
 
 KEY = CacheKey(sha256_digest(b"src"), "verbatim", 1, sha256_digest(b"opts"), "python 3.11 codecs")
 OUTCOME = Projected(
@@ -48,7 +48,7 @@ def test_round_trip(tmp_path: Path) -> None:
 
 
 def _tamper(path: Path, sql: str, *args: Any) -> None:
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         connection.execute(sql, args)
 
 
@@ -115,7 +115,7 @@ def test_a_damaged_cache_of_our_own_is_moved_aside(tmp_path: Path) -> None:
     cache = ProjectionCache(path)
     cache.put(KEY, OUTCOME, FACTS)
     cache.close()
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     damaged = path.read_bytes()[:100] + b"\xff" * (path.stat().st_size - 100)
     path.write_bytes(damaged)
@@ -128,13 +128,13 @@ def test_a_damaged_cache_of_our_own_is_moved_aside(tmp_path: Path) -> None:
 
 def test_foreign_sqlite_database_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "memory.sqlite3"
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         connection.execute("CREATE TABLE records (id INTEGER)")
         connection.execute("INSERT INTO records VALUES (1)")
     with pytest.raises(ProjectionCacheError) as caught:
         ProjectionCache(path).get(KEY)
     assert "another application" in str(caught.value)
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         assert connection.execute("SELECT count(*) FROM records").fetchone()[0] == 1
 
 
@@ -197,7 +197,7 @@ def test_a_run_records_mac_column_comes_before_its_record(tmp_path: Path) -> Non
     be reached only through the record's whole overflow chain on every lookup."""
     path = tmp_path / "p.sqlite3"
     ProjectionCache(path).put(KEY, OUTCOME, FACTS)
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
     assert columns == ["run_key", "written", "entry_digest", "record"]
 
@@ -205,7 +205,7 @@ def test_a_run_records_mac_column_comes_before_its_record(tmp_path: Path) -> Non
 def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
     ProjectionCache(path).put(KEY, OUTCOME, FACTS)
-    with sqlite3.connect(path) as connection:  # the schema-3 layout: the MAC after the record
+    with connected(path) as connection:  # the schema-3 layout: the MAC after the record
         connection.execute("DROP TABLE run_records")
         connection.execute(
             "CREATE TABLE run_records (run_key TEXT PRIMARY KEY, written INTEGER NOT NULL, "
@@ -218,7 +218,7 @@ def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Pa
     cache.remember_run("k2", b"record", lambda secret: "mac2")
     assert cache.read_run("k2", lambda reader, tag: (reader.read(), tag)) == (b"record", "mac2")
     assert cache.read_run("k", lambda reader, tag: tag) is None
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(run_records)")]
         assert connection.execute("PRAGMA user_version").fetchone()[0] == cache_file.SCHEMA_VERSION == 5
     assert columns == ["run_key", "written", "entry_digest", "record"]
@@ -227,6 +227,6 @@ def test_a_schema_3_cache_is_rebuilt_with_the_new_run_records_table(tmp_path: Pa
 def test_a_new_cache_uses_large_pages(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
     ProjectionCache(path).put(KEY, OUTCOME, FACTS)
-    with sqlite3.connect(path) as connection:
+    with connected(path) as connection:
         assert connection.execute("PRAGMA page_size").fetchone()[0] == cache_file.PAGE_SIZE == 65_536
     assert ProjectionCache(path).get(KEY) is not None

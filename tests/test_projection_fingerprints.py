@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -22,6 +21,7 @@ from lychd_core.projection.media import detect_media_type
 from lychd_core.projection.projector import Projector
 from lychd_core.registry import get_registry
 from lychd_core.stores.sqlite.cache import ProjectionCache
+from tests.support.sqlite_files import connected
 
 
 def projector(root: Path, state: Path, margin: int = 0) -> Projector:
@@ -106,7 +106,7 @@ def test_an_edited_or_forged_record_is_a_miss(tmp_path: Path, monkeypatch: pytes
     tree(root, FILES)
     references = refs(root, ["src/a.py"])
     projector(root, state).project_many(references)
-    with sqlite3.connect(state / "cache.sqlite3") as conn:
+    with connected(state / "cache.sqlite3") as conn:
         (text,) = conn.execute("SELECT record FROM file_records").fetchone()
         conn.execute("UPDATE file_records SET record = ?", (text.replace("text/x-python", "text/plain"),))
         conn.execute("DELETE FROM run_records")  # the per-file path, not the run's record, is under test

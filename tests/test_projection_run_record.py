@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from lychd_core.state.keys import encoded
 from lychd_core.stores.sqlite import cache as cache_module
 from lychd_core.stores.sqlite import cache_file as cache_file_module
 from lychd_core.stores.sqlite.cache import ProjectionCache
+from tests.support.sqlite_files import connected
 
 MARGIN = 50_000_000  # 50 ms racy margin; the tests sleep past it so their files are settled
 FILES = {
@@ -72,19 +71,13 @@ def sign(secret: bytes, key: str, record: bytes) -> str:
     return sign_record(secret, run_record.DOMAIN, encoded(key), record)
 
 
-def connected(state: Path) -> contextlib.closing[sqlite3.Connection]:
-    """A connection closed on leaving (``with sqlite3.connect(...)`` only commits: the connection would
-    close whenever a collection found it, checkpointing the WAL into the file at a random moment)."""
-    return contextlib.closing(sqlite3.connect(state / "c.db"))
-
-
 def records(state: Path) -> list[tuple[str, bytes, str]]:
-    with connected(state) as conn:
+    with connected(state / "c.db") as conn:
         return conn.execute("SELECT run_key, record, entry_digest FROM run_records").fetchall()
 
 
 def rewrite(state: Path, record: object, tag: object, key: str | None = None) -> None:
-    with connected(state) as conn, conn:
+    with connected(state / "c.db") as conn:
         if key is None:
             conn.execute("UPDATE run_records SET record = ?, entry_digest = ?", (record, tag))
         else:
@@ -123,7 +116,7 @@ def test_an_unchanged_run_is_served_from_its_record_exactly_like_the_per_file_pa
     root, state, references, cold = warmed
     served, warm = run(root, state, references)
     assert served and all(c.cached for c in warm)
-    with connected(state) as conn, conn:
+    with connected(state / "c.db") as conn:
         conn.execute("DELETE FROM run_records")
     served_again, per_file = run(root, state, references)
     assert not served_again

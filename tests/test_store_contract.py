@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import psycopg
@@ -29,6 +28,7 @@ from lychd_core.testing.store_contract import (
     ProjectionCacheStoreContract,
     contract_record,
 )
+from tests.support.sqlite_files import connected
 
 
 class TestSqliteMemoryStore(MemoryStoreContract):
@@ -38,7 +38,7 @@ class TestSqliteMemoryStore(MemoryStoreContract):
         return lambda create: SqliteMemoryStore.open(self.path, create=create)
 
     def tamper_body(self, memory_id: str, revision: int, body: str) -> None:
-        with sqlite3.connect(self.path) as conn:
+        with connected(self.path) as conn:
             conn.execute("DROP TRIGGER IF EXISTS record_revisions_no_update")
             conn.execute(
                 "UPDATE record_revisions SET body = ? WHERE memory_id = ? AND revision = ?", (body, memory_id, revision)
@@ -72,28 +72,28 @@ class TestSqliteProjectionCache(ProjectionCacheStoreContract):
 
     def read_entry(self, cache: ProjectionCacheStore) -> tuple[str, str, str]:
         assert isinstance(cache, ProjectionCache)
-        with sqlite3.connect(cache.path) as conn:
+        with connected(cache.path) as conn:
             row = conn.execute("SELECT payload, facts, entry_digest FROM projections").fetchone()
         return row[0], row[1], row[2]
 
     def rewrite_entry(self, cache: ProjectionCacheStore, payload: str, facts: str, tag: str) -> None:
         assert isinstance(cache, ProjectionCache)
-        with sqlite3.connect(cache.path) as conn:
+        with connected(cache.path) as conn:
             conn.execute("UPDATE projections SET payload = ?, facts = ?, entry_digest = ?", (payload, facts, tag))
 
     def rewrite_counts(self, cache: ProjectionCacheStore, count: int) -> None:
         assert isinstance(cache, ProjectionCache)
-        with sqlite3.connect(cache.path) as conn:
+        with connected(cache.path) as conn:
             conn.execute("UPDATE token_counts SET count = ?", (count,))
 
     def rewrite_count_records(self, cache: ProjectionCacheStore, counts: bytes) -> None:
         assert isinstance(cache, ProjectionCache)
-        with sqlite3.connect(cache.path) as conn:
+        with connected(cache.path) as conn:
             conn.execute("UPDATE count_records SET counts = ?", (counts,))
 
     def fail_deletes_from(self, cache: ProjectionCacheStore, table: str) -> None:
         assert isinstance(cache, ProjectionCache)
-        with sqlite3.connect(cache.path) as conn:
+        with connected(cache.path) as conn:
             conn.execute(f"CREATE TRIGGER fail_{table} BEFORE DELETE ON {table} BEGIN SELECT RAISE(ABORT, 'no'); END")
 
 

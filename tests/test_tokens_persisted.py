@@ -6,7 +6,6 @@ Every test runs real assemblies over a workspace with the embedded SQLite projec
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,6 +28,7 @@ from lychd_core.stores.sqlite import cache_file
 from lychd_core.stores.sqlite.cache import ProjectionCache
 from lychd_core.tokens.persisted import attach_counts
 from lychd_core.tokens.resolve import resolve_counter
+from tests.support.sqlite_files import connected
 
 FILES = {"a.py": "def alpha():\n    return 1\n" * 20, "b.md": "# Notes\n\nSome prose, words and more.\n" * 15}
 
@@ -122,7 +122,7 @@ def test_another_counter_revision_never_reuses_a_count(tmp_path: Path) -> None:
 def test_a_warm_run_is_served_from_one_count_record(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     run(root)
-    with sqlite3.connect(cache_of(root)) as conn:
+    with connected(cache_of(root)) as conn:
         conn.execute("DELETE FROM token_counts")  # the record alone serves a warm run
         assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 1
     calls, warm, counter = run(root)
@@ -131,7 +131,7 @@ def test_a_warm_run_is_served_from_one_count_record(tmp_path: Path) -> None:
 
 def _forge_records(path: Path, count: int) -> None:
     """Every count in every record set to ``count``, its MAC left as it was (all one can do without the key)."""
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         for rowid, payload in conn.execute("SELECT rowid, counts FROM count_records").fetchall():
             forged = [count for _ in orjson.loads(payload)]
             conn.execute("UPDATE count_records SET counts = ? WHERE rowid = ?", (orjson.dumps(forged), rowid))
@@ -144,7 +144,7 @@ def test_a_tampered_record_is_a_miss_and_the_rows_serve(tmp_path: Path) -> None:
     calls, warm, counter = run(root)
     assert not codex_texts(warm) & set(calls) and counter.stats().stored == 2  # from the rows, never the record
     assert estimates(warm) == estimates(cold)
-    with sqlite3.connect(cache_of(root)) as conn:  # the record was written again, and now verifies
+    with connected(cache_of(root)) as conn:  # the record was written again, and now verifies
         (counter_id, key), *others = conn.execute("SELECT counter, set_digest FROM count_records").fetchall()
     assert not others and counter_id == counter.identity
     found = ProjectionCache(cache_of(root)).count_record(counter.identity, key)
@@ -155,7 +155,7 @@ def test_a_tampered_count_is_refused_and_counted_again(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     _, cold, _ = run(root)
     _forge_records(cache_of(root), 1)
-    with sqlite3.connect(cache_of(root)) as conn:
+    with connected(cache_of(root)) as conn:
         assert conn.execute("UPDATE token_counts SET count = 1").rowcount == 2
     calls, warm, counter = run(root)
     assert codex_texts(warm) <= set(calls) and counter.stats().stored == 0  # the record and both rows failed
@@ -168,13 +168,13 @@ def test_a_read_only_cache_serves_counts_and_stores_none(tmp_path: Path, monkeyp
     root = workspace(tmp_path)
     run(root)
     path = cache_of(root)
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         conn.execute("DELETE FROM count_records")
         conn.execute("DELETE FROM token_counts WHERE text_digest = (SELECT min(text_digest) FROM token_counts)")
     monkeypatch.setattr(cache_file, "writable", lambda _: False)  # as a user who may not write it (see read_only)
     _, _, counter = run(root)
     assert counter.stats().stored == 1  # the one row left is served; the other text is counted, not stored
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone()[0] == 1
         assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 0
 
@@ -182,7 +182,7 @@ def test_a_read_only_cache_serves_counts_and_stores_none(tmp_path: Path, monkeyp
 def test_a_cache_made_before_counts_were_kept_stays_warm_and_gains_the_table(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     run(root)
-    with sqlite3.connect(cache_of(root)) as conn:
+    with connected(cache_of(root)) as conn:
         conn.execute("DROP TABLE token_counts")
         conn.execute("DROP TABLE count_records")
     calls, assembled, counter = run(root)  # entries still served; counts missed, counted and stored
@@ -192,7 +192,7 @@ def test_a_cache_made_before_counts_were_kept_stays_warm_and_gains_the_table(tmp
 
 
 def _as_schema_4(path: Path) -> None:
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         conn.execute("DROP TABLE count_records")
         for table in cache_file.STAMPED:
             conn.execute(f"ALTER TABLE {table} DROP COLUMN written")
@@ -209,11 +209,11 @@ def test_a_schema_4_cache_is_migrated_in_place_and_served_read_only_as_it_is(
         patch.setattr(cache_file, "writable", lambda _: False)
         calls, assembled, counter = run(root)  # read-only: entries and rows served, nothing written
         assert not codex_texts(assembled) & set(calls) and counter.stats().stored == 2
-    with sqlite3.connect(cache_of(root)) as conn:
+    with connected(cache_of(root)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
     calls, assembled, counter = run(root)  # a writer migrates it: rows kept warm, a record written
     assert not codex_texts(assembled) & set(calls) and counter.stats().stored == 2
-    with sqlite3.connect(cache_of(root)) as conn:
+    with connected(cache_of(root)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == cache_file.SCHEMA_VERSION == 5
         assert conn.execute("SELECT count(*) FROM count_records").fetchone()[0] == 1
         assert conn.execute("SELECT min(written) FROM projections").fetchone()[0] == 0  # kept, not rewritten
@@ -266,7 +266,7 @@ def test_counts_served_from_a_record_equal_counts_computed_fresh(tmp_path_factor
 
     cache = ProjectionCache(path, key=b"k" * 32)
     assert not attach_counts(cache, fresh(), blocks).from_record  # cold: counted, rows and a record stored
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         conn.execute("DELETE FROM token_counts")  # only the record can serve now
     counter = fresh()
     done = attach_counts(ProjectionCache(path, key=b"k" * 32), counter, blocks)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from itertools import count
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 
 from lychd_core.errors import NonceReuseError, VaultIntegrityError
 from lychd_core.privacy.vault.aead import open_into, seal
+from tests.support.sqlite_files import connected
 from tests.support.vaults import new_lease, open_vault
 
 # McGrew & Viega, "The Galois/Counter Mode of Operation (GCM)", test cases 13-16 (AES-256).
@@ -74,7 +74,7 @@ def test_wrong_key_and_nonce_sizes_are_typed() -> None:
 
 
 def _nonces(path: Path) -> list[bytes]:
-    with sqlite3.connect(path) as conn:
+    with connected(path) as conn:
         return [row[0] for row in conn.execute("SELECT nonce FROM nonces")]
 
 
@@ -86,7 +86,7 @@ def test_every_seal_uses_a_fresh_nonce(tmp_path_factory: pytest.TempPathFactory,
         for _ in range(leases):
             new_lease(vault)
         stored = _nonces(vault.path)
-        with sqlite3.connect(vault.path) as conn:
+        with connected(vault.path) as conn:
             used = [n for row in conn.execute("SELECT wrap_nonce, map_nonce FROM leases") for n in row]
     assert len(stored) == len(set(stored)) == 2 * leases
     assert sorted(used) == sorted(stored)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from lychd_core.errors import (
 )
 from lychd_core.privacy.vault import HardeningReport, LeaseState, Vault, rehydrate
 from lychd_core.privacy.vault.hardening import HardeningCheck
+from tests.support.sqlite_files import connected
 from tests.support.vaults import SCHEMA, Clock, claim_for, model_return, new_lease, open_vault, tokens_of
 
 FAILED = HardeningReport((HardeningCheck("locked_buffers", False, "mlock failed: ENOMEM"),))
@@ -143,8 +143,8 @@ def test_a_claim_in_an_unhardened_process_leaves_the_lease_active(tmp_path: Path
 
 def _copy(vault: Vault, to: Path) -> None:
     to.unlink(missing_ok=True)
-    with sqlite3.connect(to) as copy:
-        sqlite3.connect(vault.path).backup(copy)
+    with connected(vault.path) as live, connected(to) as copy:
+        live.backup(copy)
 
 
 def test_a_vault_copy_from_before_the_claim_cannot_be_claimed_by_another(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_a_vault_copy_from_before_the_claim_cannot_be_claimed_by_another(tmp_pat
         restored.claim(grant.lease_id, claim_for(returned))  # the first claimant still may
         result = rehydrate(restored, grant.lease_id, claim_for(returned), returned, SCHEMA)
         assert result.receipt.lease_id == grant.lease_id
-    with sqlite3.connect(keys) as conn:
+    with connected(keys) as conn:
         assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0  # gone with the secret
 
 

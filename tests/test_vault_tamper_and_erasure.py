@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from lychd_core.errors import LeaseUnrecoverable, VaultIntegrityError
 from lychd_core.privacy.vault import LeaseState, Vault, rehydrate
 from lychd_core.privacy.vault.rows import LeaseRow, load_row, mac_key
+from tests.support.sqlite_files import connected
 from tests.support.vaults import SCHEMA, claim_for, model_return, new_lease, open_vault, tokens_of
 
 
@@ -22,12 +22,12 @@ def _claimed(vault: Vault) -> tuple[str, object, object]:
 
 
 def _sql(vault: Vault, statement: str, *args: object) -> None:
-    with sqlite3.connect(vault.path) as conn:
+    with connected(vault.path) as conn:
         conn.execute(statement, args)
 
 
 def _blob(vault: Vault, column: str, lease_id: str) -> bytes:
-    with sqlite3.connect(vault.path) as conn:
+    with connected(vault.path) as conn:
         return bytes(conn.execute(f"SELECT {column} FROM leases WHERE lease_id = ?", (lease_id,)).fetchone()[0])
 
 
@@ -75,7 +75,7 @@ def test_aead_binding_holds_even_when_the_row_mac_is_forged(tmp_path: Path, tamp
     with open_vault(tmp_path) as vault:
         lease_id, claim, returned = _claimed(vault)
         other, _, _ = _claimed(vault)
-        with sqlite3.connect(vault.path, isolation_level=None) as conn:
+        with connected(vault.path, isolation_level=None) as conn:
             row = load_row(conn, lease_id, vault.keys.kek)
             donor = load_row(conn, other, vault.keys.kek)
             cipher = row.map_ciphertext or b""
@@ -106,7 +106,7 @@ def test_a_backup_taken_before_erasure_cannot_be_decrypted_afterwards(tmp_path: 
         cipher = _blob(vault, "map_ciphertext", lease_id)
         secret = vault.keys.secret(lease_id)
         assert secret is not None
-        with sqlite3.connect(vault.path) as live, sqlite3.connect(backup) as copy:
+        with connected(vault.path) as live, connected(backup) as copy:
             live.backup(copy)
         rehydrate(vault, lease_id, claim, returned, SCHEMA)
         keys_path = vault.keys.path
