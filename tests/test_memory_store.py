@@ -65,10 +65,9 @@ def test_open_creates_a_marked_wal_store_and_reopens_it(store_path: Path) -> Non
     with SqliteMemoryStore.open(store_path) as store:
         assert store.schema_version == LATEST_VERSION
         assert store.add(make())
-    conn = sqlite3.connect(store_path)
-    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    conn.close()
+    with connected(store_path) as conn:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     with SqliteMemoryStore.open(store_path, create=False) as again:
         assert again.records() == (make(),)
     with pytest.raises(StoreClosedError):
@@ -85,11 +84,10 @@ def test_a_missing_store_is_not_created_when_creation_is_off(tmp_path: Path) -> 
 
 def test_an_older_schema_is_migrated(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
-    conn = sqlite3.connect(store_path, isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    apply_migrations(conn, 0, target=1)
-    conn.execute("COMMIT")
-    conn.close()
+    with connected(store_path, isolation_level=None) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        apply_migrations(conn, 0, target=1)
+        conn.execute("COMMIT")
     with SqliteMemoryStore.open(store_path) as store:
         assert store.schema_version == LATEST_VERSION == len(MIGRATIONS)
         store.add(make())
